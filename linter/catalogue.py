@@ -1,0 +1,62 @@
+"""The rule catalogue: one YAML document per rule in `rules/`, validated by its schema."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from linter.diagnostics import Severity
+from linter.resources import data_dir, schema_path
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    code: str
+    slug: str
+    severity: Severity
+    area: str
+    summary: str
+    why: str
+    example: str
+    fix: str
+    see_also: tuple[str, ...] = ()
+
+
+def _load_yaml(path: Path) -> Any:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with path.open(encoding="utf-8") as stream:
+        return yaml.load(stream, Loader=loader)
+
+
+@functools.cache
+def catalogue() -> dict[str, RuleDoc]:
+    """Every rule document, by code. Raises ValueError on a malformed document."""
+    import jsonschema
+
+    schema = json.loads(schema_path("rule.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    docs: dict[str, RuleDoc] = {}
+    for path in sorted(data_dir("rules").glob("SL*.yaml")):
+        raw = _load_yaml(path)
+        errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.path))
+        if errors:
+            raise ValueError(f"{path}: {errors[0].message}")
+        if raw["code"] != path.stem:
+            raise ValueError(f"{path}: code {raw['code']} does not match the file name")
+        docs[raw["code"]] = RuleDoc(
+            code=raw["code"],
+            slug=raw["slug"],
+            severity=Severity.parse(raw["severity"]),
+            area=raw["area"],
+            summary=raw["summary"].strip(),
+            why=raw["why"].strip(),
+            example=raw["example"].rstrip(),
+            fix=raw["fix"].strip(),
+            see_also=tuple(raw.get("see_also", ())),
+        )
+    return docs

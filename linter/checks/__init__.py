@@ -1,0 +1,1 @@
+"""Rules, one module per area; each area exports RULES."""

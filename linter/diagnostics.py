@@ -1,0 +1,128 @@
+"""The one immutable diagnostic shiplint reports, and the finding a rule yields.
+
+A rule yields a `Finding` (what it observed); the engine turns it into a
+`Diagnostic` by stamping the rule's code, slug and severity from the catalogue,
+so no rule can misstate them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+class Severity(enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls(text.lower())
+
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """Where a diagnostic points.
+
+    `path` is relative to the checked root for sources, and `<artifact>!/<member>`
+    for a file inside an archive. Line and column are 1-based when known.
+    """
+
+    path: str
+    line: int | None = None
+    column: int | None = None
+
+    def render(self) -> str:
+        parts = [self.path]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+@dataclass(frozen=True, order=True)
+class Subject:
+    """What a diagnostic is about. Only the fields that apply are set."""
+
+    component: str | None = None
+    library: str | None = None
+    variable: str | None = None
+    target: str | None = None
+    symbol: str | None = None
+    operator: str | None = None
+    cmake_version: str | None = None
+    artifact: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    def matches(self, pattern: dict[str, str]) -> bool:
+        """True when every key of `pattern` matches this subject (fnmatch globs)."""
+        from fnmatch import fnmatchcase
+
+        mine = self.as_dict()
+        return all(k in mine and fnmatchcase(mine[k], v) for k, v in pattern.items())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule observed: the fact with its values inline, and what to do."""
+
+    message: str
+    location: Location
+    subject: Subject = Subject()
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    slug: str
+    severity: Severity
+    message: str
+    location: Location
+    subject: Subject
+    hint: str | None = None
+    # The reason of the manifest waiver that matched, when one did.
+    waived: str | None = None
+
+    @property
+    def counts(self) -> bool:
+        return self.waived is None
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        return (loc.path, loc.line or 0, loc.column or 0, self.code, self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "slug": self.slug,
+            "severity": self.severity.value,
+            "message": self.message,
+            "location": self.location.as_dict(),
+            "subject": self.subject.as_dict(),
+        }
+        if self.hint is not None:
+            out["hint"] = self.hint
+        if self.waived is not None:
+            out["waived"] = {"reason": self.waived}
+        return out
