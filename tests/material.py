@@ -1,0 +1,35 @@
+"""The real test material fetched by `.ci/fetch-material`: ExecuTorch wheels and CMake releases.
+
+Missing material fails the test that needs it (never a silent skip): run
+`bash .ci/fetch-material` first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CACHE = Path(os.environ.get("SHIPLINT_CACHE", Path.home() / ".cache" / "shiplint"))
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_MANIFEST = REPO / "examples" / "executorch" / "shiplint.yaml"
+
+# CMake releases on each side of the 3.28 boundary the ExecuTorch config branches on.
+OLD_CMAKE_VERSION = "3.24.3"
+NEW_CMAKE_VERSION = "4.4.5"
+
+
+def wheel(version: str, platform: str) -> Path:
+    """The cached ExecuTorch wheel, e.g. wheel("1.5.1", "manylinux_2_28_x86_64")."""
+    matches = sorted((CACHE / "wheels").glob(f"executorch-{version}-*{platform}*.whl"))
+    if not matches:
+        pytest.fail(f"missing test material: executorch {version} {platform}; run .ci/fetch-material")
+    return matches[0]
+
+
+def cmake(version: str) -> Path:
+    binary = CACHE / f"cmake-{version}" / "cmake" / "data" / "bin" / "cmake"
+    if not binary.is_file():
+        pytest.fail(f"missing test material: cmake {version}; run .ci/fetch-material")
+    return binary
