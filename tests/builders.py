@@ -1,0 +1,81 @@
+"""Hand-built manifests for rule tests: the cheapest real fixture."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from linter.manifest.model import (
+    CMakePackage,
+    CMakeRoute,
+    Component,
+    Externals,
+    Library,
+    LibraryKind,
+    Manifest,
+    Ownership,
+    Placement,
+    Sources,
+)
+from linter.platforms import PlatformSelector
+
+ROUTES = (
+    CMakeRoute("paths", None, (3, 28), "imported targets unsupported"),
+    CMakeRoute("targets", (3, 28), None, "imported targets"),
+)
+
+
+def library(
+    name: str,
+    kind: LibraryKind = LibraryKind.COMPONENT,
+    *,
+    components: tuple[str, ...] = (),
+    platforms: tuple[str, ...] = ("linux",),
+    directory: str = "pkg/lib",
+    required: bool = True,
+    registers_statically: bool = False,
+    **extra: Any,
+) -> Library:
+    lib = Library(
+        name=name,
+        kind=kind,
+        build_target=name,
+        output_name=name,
+        placements=tuple(
+            Placement(PlatformSelector.parse(p), directory, None, required) for p in platforms
+        ),
+        registers_statically=registers_statically,
+        owns=Ownership(components=components),
+        depends_on=(),
+        must_not_depend_on=(),
+    )
+    return replace(lib, **extra) if extra else lib
+
+
+def manifest(
+    libraries: tuple[Library, ...] = (), components: tuple[Component, ...] = (), **extra: Any
+) -> Manifest:
+    base = Manifest(
+        path="shiplint.yaml",
+        name="pkg",
+        cmake=CMakePackage(
+            package="pkg",
+            namespace="pkg::",
+            installed_config_dirs=("pkg/share/cmake",),
+            config_source=None,
+            config_source_extras=(),
+            routes=ROUTES,
+            package_root="pkg",
+            required_dirs=(),
+        ),
+        libraries=libraries,
+        components=components,
+        aggregates=(),
+        component_variables=(),
+        externals=Externals(system=("libc.so.*", "libm.so.*", "libstdc++.so.*", "libgcc_s.so.*")),
+        conflicts=(),
+        registries=(),
+        waivers=(),
+        sources=Sources(),
+    )
+    return replace(base, **extra) if extra else base
