@@ -1,0 +1,113 @@
+"""GitHub annotations: one workflow command per diagnostic, escaped like @actions/core."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from linter.diagnostics import Location
+from linter.report import reporter
+from linter.report.github import escape_data, escape_property, render
+from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
+
+# The runner's parser: `::command prop=value,prop=value::message` on one line.
+COMMAND = re.compile(
+    r"^::(?P<command>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<message>.*)$"
+)
+
+
+def unescape(text: str) -> str:
+    return (
+        text.replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+    )
+
+
+def parse(line: str) -> tuple[str, dict[str, str], str]:
+    match = COMMAND.match(line)
+    assert match, f"not a workflow command: {line!r}"
+    props: dict[str, str] = {}
+    for pair in (match["props"] or "").split(","):
+        key, _, value = pair.partition("=")
+        props[key] = unescape(value)
+    return match["command"], props, unescape(match["message"])
+
+
+@pytest.mark.parametrize(
+    ("raw", "data", "prop"),
+    [
+        ("plain", "plain", "plain"),
+        ("50%", "50%25", "50%25"),
+        ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
+        ("x:y,z", "x:y,z", "x%3Ay%2Cz"),
+        ("%0A literal", "%250A literal", "%250A literal"),
+    ],
+)
+def test_escaping_matches_the_actions_toolkit(raw: str, data: str, prop: str) -> None:
+    assert escape_data(raw) == data
+    assert escape_property(raw) == prop
+    assert unescape(escape_property(raw)) == raw
+
+
+def test_one_line_per_finding_round_trips(tmp_path: Path) -> None:
+    text = render(sample_report(tmp_path))
+    lines = text.splitlines()
+    assert text.endswith("\n") and "\r" not in text
+    assert len(lines) == len(sample_diagnostics())
+    manifest, member, commas, outside = (parse(line) for line in lines)
+
+    assert manifest == (
+        "warning",
+        {
+            "file": "shiplint.yaml",
+            "line": "120",
+            "col": "5",
+            "title": "SL001 unmatched-waiver",
+        },
+        "waiver for SL305 (library=executorch_backend_qnn) matched no finding\n"
+        "Remove the waiver, or correct its rule code or subject.",
+    )
+    # Inside an archive there is no repository file: the location leads the message.
+    command, props, message = member
+    assert command == "error"
+    assert props == {"title": "SL002 rule-crashed"}
+    assert message.startswith(f"{WHEEL}!/executorch/lib/libexecutorch.so: rule SL305 failed")
+    assert message.endswith("\n100% a bug,\r\nplease report it")
+
+    # A waived finding stays visible as a notice with its reason; commas survive in file=.
+    command, props, message = commas
+    assert command == "notice"
+    assert props["file"] == "cmake/dir, with comma/x:y.cmake"
+    assert props["line"] == "7" and "col" not in props
+    assert props["title"] == "SL002 rule-crashed (waived)"
+    assert message == (
+        "second, distinct crash: 50% done\nwaived: known upstream, see pytorch/executorch#21642"
+    )
+
+    # Info is a notice; a file outside the checked tree is named in the message instead.
+    command, props, message = outside
+    assert command == "notice" and "file" not in props
+    assert message == "/elsewhere/shiplint.yaml:3:1: an info-level note outside the tree"
+
+
+def test_reporter_by_name_and_empty_report(tmp_path: Path) -> None:
+    assert reporter("github")(sample_report(tmp_path)) == render(sample_report(tmp_path))
+    assert render(sample_report(tmp_path, ())) == ""
+
+
+def test_hostile_message_cannot_inject_a_second_command(tmp_path: Path) -> None:
+    d = diagnostic(
+        "SL001",
+        "value\n::error file=evil::injected\r\n::set-output name=x::y",
+        Location("shiplint.yaml", 1),
+    )
+    lines = render(sample_report(tmp_path, (d, replace(d, message="ok")))).splitlines()
+    assert len(lines) == 2
+    assert sum(line.startswith("::") for line in lines) == 2
+    assert parse(lines[0])[2].splitlines()[1] == "::error file=evil::injected"
