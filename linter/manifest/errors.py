@@ -1,0 +1,41 @@
+"""Manifest and config errors: each names the file, line, column and the path inside the document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int
+    column: int
+    # The path inside the document, e.g. libraries[3].owns.components[0].
+    where: str
+    message: str
+
+    def render(self) -> str:
+        where = f" (at {self.where})" if self.where else ""
+        return f"{self.file}:{self.line}:{self.column}: {self.message}{where}"
+
+
+class InputError(Exception):
+    """One or more problems that make an input unusable (exit code 2)."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(p.render() for p in problems))
+        self.problems = problems
+
+
+class ManifestError(InputError):
+    pass
+
+
+def json_path(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
