@@ -60,3 +60,25 @@ def catalogue() -> dict[str, RuleDoc]:
             see_also=tuple(raw.get("see_also", ())),
         )
     return docs
+
+
+def render_page(doc: RuleDoc) -> str:
+    """A rule's page, as `shiplint explain` prints it and docs/rules.md holds it."""
+    example = "\n".join(f"    {line}" for line in doc.example.splitlines())
+    parts = [
+        f"{doc.code} {doc.slug} ({doc.severity.value}, {doc.area})",
+        "",
+        doc.summary,
+        "",
+        "Why it matters:",
+        doc.why,
+        "",
+        "Example:",
+        example,
+        "",
+        "Fix:",
+        doc.fix,
+    ]
+    if doc.see_also:
+        parts += ["", "See also: " + ", ".join(doc.see_also)]
+    return "\n".join(parts)
