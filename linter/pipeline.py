@@ -6,8 +6,13 @@ binary never imports lief, and a sources-only run never starts CMake.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from linter.manifest.model import Manifest
 from linter.request import Progress, RunRequest
+
+if TYPE_CHECKING:
+    from linter.artifacts.archive import ArtifactTree
 
 
 def collect_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
@@ -33,5 +38,54 @@ def _config_source_models(
 
 
 def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
-    """Issues 3, 4, 6, 8: open each artifact once; binaries, evaluated config, operators, probes."""
+    """Open each artifact once (an unreadable one raises ArtifactError: exit 2) and hand the
+    tree to every area that reads artifacts."""
+    from linter.artifacts.archive import open_artifact
+
+    models: list[object] = []
+    for path in request.artifacts:
+        progress.step(f"reading {path.name}")
+        tree = open_artifact(path)
+        binaries = _binary_models(tree, request, manifest, progress)
+        models.extend(binaries)
+        models.extend(_config_artifact_models(tree, request, manifest, progress))
+        models.extend(_operator_models(tree, binaries, request, manifest, progress))
+        if request.link_probe:
+            models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
+    return models
+
+
+def _binary_models(
+    tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[object]:
+    """Issue 3: the artifact's listing and the binaries the rules need."""
+    return []
+
+
+def _config_artifact_models(
+    tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[object]:
+    """Issue 4: the installed config evaluated with each CMake, as the artifact's platform."""
+    return []
+
+
+def _operator_models(
+    tree: ArtifactTree,
+    binaries: list[object],
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+) -> list[object]:
+    """Issue 6: registries and registered operators, from the binaries read for issue 3."""
+    return []
+
+
+def _link_probe_models(
+    tree: ArtifactTree,
+    binaries: list[object],
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+) -> list[object]:
+    """Issue 8: consumers built against the artifact's package (host platform only)."""
     return []
