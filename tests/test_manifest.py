@@ -1,0 +1,145 @@
+"""The manifest: the example validates; every broken variant exits 2 fast with a position."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tests.material import EXAMPLE_MANIFEST
+
+from linter.cli import main
+from linter.manifest.errors import ManifestError
+from linter.manifest.load import load_manifest
+from linter.platforms import Platform
+
+EXAMPLE = EXAMPLE_MANIFEST.read_text(encoding="utf-8")
+
+
+def test_example_manifest_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate-manifest", str(EXAMPLE_MANIFEST)]) == 0
+    assert "valid manifest for executorch" in capsys.readouterr().out
+
+
+def test_example_manifest_model() -> None:
+    manifest = load_manifest(EXAMPLE_MANIFEST)
+    quantized = manifest.component("kernels_quantized")
+    assert quantized is not None and quantized.opt_in
+    owner = manifest.owner_of("kernels_quantized")
+    assert owner is not None and owner.name == "executorch_kernels_quantized"
+    assert owner.registers_statically
+    qnn = manifest.library("executorch_backend_qnn")
+    assert qnn is not None
+    assert qnn.placement_for(Platform("linux", "x86_64")) is not None
+    assert qnn.placement_for(Platform("linux", "aarch64")) is None
+    assert owner.file_pattern(Platform("macos", "aarch64")) == "libexecutorch_kernels_quantized.dylib"
+    (libraries,) = manifest.aggregates
+    assert "kernels_quantized" not in libraries.carries.expected(manifest.components)
+    assert manifest.cmake.route_for((3, 24, 3)).name == "paths"  # type: ignore[union-attr]
+    assert manifest.cmake.route_for((4, 4, 5)).name == "targets"  # type: ignore[union-attr]
+
+
+def _replace(old: str, new: str) -> str:
+    assert old in EXAMPLE, old
+    return EXAMPLE.replace(old, new, 1)
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+BROKEN: dict[str, tuple[str | bytes, str]] = {
+    "wrong-type": (_replace("opt_in: true", "opt_in: maybe"), "'maybe' is not of type 'boolean'"),
+    "unknown-key": (_replace("  - name: etdump\n", "  - name: etdump\n    optin: true\n"), "unknown key 'optin'"),
+    "aggregate-unknown-component": (
+        _replace("all_except: [kernels_quantized]", "all_except: [kernels_quantised]"),
+        "names unknown component 'kernels_quantised'",
+    ),
+    "waiver-without-reason": (
+        EXAMPLE + "\nwaivers:\n  - rule: SL001\n    subject: {library: x}\n",
+        "'reason' is required",
+    ),
+    "component-owned-twice": (
+        _replace("components: [etdump]", "components: [etdump, threadpool]"),
+        "component 'threadpool' is owned by two libraries",
+    ),
+    "waiver-unknown-rule": (
+        EXAMPLE + "\nwaivers:\n  - rule: SL999\n    reason: a reason long enough\n",
+        "waiver names no known rule",
+    ),
+    "invalid-yaml": (_replace("version: 1\n", "version: [1\n"), "invalid YAML"),
+    "empty": ("", "empty document"),
+    "binary": (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4, "binary data"),
+    "not-a-mapping": ("- just\n- a list\n", "is not of type 'object'"),
+    "alias-bomb": (
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
+            for i in range(7)
+        ),
+        "alias bomb",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_manifest_exits_2_with_position(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    content, expected = BROKEN[case]
+    path = tmp_path / "shiplint.yaml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    started = time.perf_counter()
+    assert main(["validate-manifest", str(path)]) == 2
+    elapsed = time.perf_counter() - started
+    err = capsys.readouterr().err
+    assert expected in err
+    # Every message names the file and a line (and column) number.
+    assert f"{path}:" in err
+    first = err.splitlines()[0]
+    line = first.split(f"{path}:", 1)[1].split(":", 1)[0]
+    assert line.isdigit() and int(line) >= 1, first
+    assert "Traceback" not in err
+    assert elapsed < 1.0
+
+
+def test_error_points_at_the_offending_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _replace("  - name: etdump\n", "  - name: etdump\n    optin: true\n")
+    path = tmp_path / "m.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate-manifest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:{_line_of(text, 'optin: true')}:5: unknown key 'optin'" in err
+    assert "(at components[4])" in err
+
+
+def test_huge_file_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    with path.open("wb") as stream:
+        stream.write(b"# " + b"x" * (50 * 1024 * 1024) + b"\n")
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "linter", "validate-manifest", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert time.perf_counter() - started < 3.0  # whole process, interpreter start included
+    assert result.returncode == 2
+    assert f"{path}:1:1: file is 52,428,803 bytes" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_load_manifest_collects_every_problem(tmp_path: Path) -> None:
+    text = _replace("opt_in: true", "opt_in: 3").replace("kind: plugin", "kind: plug", 1)
+    path = tmp_path / "m.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    messages = [p.message for p in info.value.problems]
+    assert len(messages) == 2, messages
