@@ -1,0 +1,293 @@
+"""Evaluate a package config with each configured CMake: one configure run per CMake.
+
+`evaluate_artifact` lays out an artifact's config (see layout.py);
+`evaluate_source` lays out the repository's config source for every platform the
+manifest describes. Each returns `ConfigEvaluation` models (one per CMake and
+platform), `AggregateAcrossRoutes` models comparing the routes, or a
+`MissingConfig` when an artifact holds no config to evaluate.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linter.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
+from linter.cmake_eval.compare import compare_routes
+from linter.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
+from linter.cmake_eval.model import (
+    ComponentRequest,
+    ConfigEvaluation,
+    Failure,
+    ImportedTarget,
+    MissingConfig,
+    Mode,
+    ResolvedVariable,
+    ShippedLibrary,
+)
+from linter.cmake_eval.probe import ProbeFiles, write_probe
+from linter.cmake_eval.resolve import Resolver
+from linter.cmake_eval.results import (
+    PathMapper,
+    Raw,
+    cmake_list,
+    error_location,
+    first_error,
+    read_results,
+    warnings,
+)
+from linter.cmake_eval.run import RunOutcome, configure
+from linter.diagnostics import Location
+from linter.manifest.model import Manifest
+from linter.platforms import Platform
+
+# A component name no package defines: the request every config must refuse.
+ABSENT_COMPONENT = "shiplint_absent_component"
+
+_FALSE = {"", "0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"}
+
+
+def truthy(value: str) -> bool:
+    """CMake's if(<constant>) truth for a variable's value."""
+    upper = value.upper()
+    return upper not in _FALSE and not upper.endswith("-NOTFOUND")
+
+
+@dataclass(frozen=True)
+class _Input:
+    """What is being evaluated, known even when laying it out failed."""
+
+    mode: Mode
+    label: str
+    platform: Platform
+    config: Location
+    shipped: tuple[ShippedLibrary, ...]
+
+
+def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
+    """The platforms the manifest describes: its list, else every placement's selector."""
+    if manifest.platforms:
+        return manifest.platforms
+    seen = {
+        Platform(p.selector.os, p.selector.arch)
+        for lib in manifest.libraries
+        for p in lib.placements
+    }
+    return tuple(sorted(seen, key=str))
+
+
+def evaluate_artifact(
+    tree: Tree, platform: Platform, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[object]:
+    member = find_config(manifest, tree.names())
+    if member is None:
+        return [MissingConfig(tree.label, platform, manifest.cmake.installed_config_dirs)]
+    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-") as tmp:
+        work = Path(tmp)
+        layout = layout_artifact(tree, manifest, platform, member, work / "tree")
+        what = _Input(Mode.ARTIFACT, tree.label, platform, Location(f"{tree.label}!/{member}"), ())
+        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+    return [*evaluations, *compare_routes(manifest, evaluations)]
+
+
+def evaluate_source(
+    repo: Path, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[object]:
+    models: list[object] = []
+    config = Location(manifest.cmake.config_source or manifest.path)
+    for platform in manifest_platforms(manifest):
+        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-") as tmp:
+            work = Path(tmp)
+            layout = layout_source(repo, manifest, platform, work / "tree")
+            what = _Input(Mode.SOURCE, "source", platform, config, ())
+            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+        models.extend(evaluations)
+        models.extend(compare_routes(manifest, evaluations))
+    return models
+
+
+def _evaluate_all(
+    layout: Layout | Failure,
+    what: _Input,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    work: Path,
+) -> list[ConfigEvaluation]:
+    if isinstance(layout, Layout):
+        what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
+    out: list[ConfigEvaluation] = []
+    for index, path in enumerate(cmakes):
+        try:
+            cmake = identify(path)
+        except CMakeUnusable as exc:
+            failure = Failure(
+                "cmake-unusable", f"cannot use CMake {path}: {exc.reason}", what.config
+            )
+            out.append(_failed(what, path, "unknown", None, failure))
+            continue
+        route = manifest.cmake.route_for(cmake.version)
+        route_name = route.name if route else None
+        if isinstance(layout, Failure):
+            out.append(_failed(what, path, cmake.version_text, route_name, layout))
+            continue
+        out.append(
+            evaluate_once(layout, manifest, cmake, path, route_name, timeout, work / f"run{index}")
+        )
+    return out
+
+
+def _failed(
+    what: _Input, cmake: str, version: str, route: str | None, failure: Failure
+) -> ConfigEvaluation:
+    return ConfigEvaluation(
+        mode=what.mode,
+        label=what.label,
+        platform=what.platform,
+        cmake=cmake,
+        cmake_version=version,
+        route=route,
+        config=what.config,
+        shipped=what.shipped,
+        failure=failure,
+        found=False,
+        not_found_message=None,
+        aggregates=(),
+        component_variables=(),
+        targets=(),
+        requests=(),
+        seconds=0.0,
+    )
+
+
+def probe_variables(manifest: Manifest) -> tuple[str, ...]:
+    package = manifest.cmake.package
+    names = [f"{package}_FOUND", f"{package}_NOT_FOUND_MESSAGE"]
+    names += [a.variable for a in manifest.aggregates]
+    names += [v.variable for v in manifest.component_variables]
+    return tuple(dict.fromkeys(names))
+
+
+def evaluate_once(
+    layout: Layout,
+    manifest: Manifest,
+    cmake: CMakeBinary,
+    configured_as: str,
+    route: str | None,
+    timeout: float,
+    work: Path,
+) -> ConfigEvaluation:
+    """One configure run of the probe against `layout`, read back into a model."""
+    components = (*(c.name for c in manifest.components), ABSENT_COMPONENT)
+    probe = write_probe(
+        work / "probe",
+        manifest.cmake.package,
+        layout.config_dir,
+        probe_variables(manifest),
+        components,
+        layout.configure,
+    )
+    outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout)
+    mapper = PathMapper(layout.root)
+    main = read_results(probe.main_result, mapper)
+    targets = _targets(main, manifest)
+    resolver = Resolver(manifest, layout.platform, targets)
+
+    def resolved(name: str) -> ResolvedVariable:
+        defined, value = main.variables.get(name, (False, ""))
+        return ResolvedVariable(name, defined, resolver.resolve(cmake_list(value)))
+
+    package = manifest.cmake.package
+    found = main.variables.get(f"{package}_FOUND", (False, ""))
+    message = main.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+    return ConfigEvaluation(
+        mode=layout.mode,
+        label=layout.label,
+        platform=layout.platform,
+        cmake=configured_as,
+        cmake_version=cmake.version_text,
+        route=route,
+        config=layout.config_location,
+        shipped=layout.shipped,
+        failure=_failure(outcome, main, layout, mapper, probe, timeout),
+        found=found[0] and truthy(found[1]),
+        not_found_message=message or None,
+        aggregates=tuple(resolved(a.variable) for a in manifest.aggregates),
+        component_variables=tuple(resolved(v.variable) for v in manifest.component_variables),
+        targets=targets,
+        requests=_requests(probe, mapper, layout, package),
+        seconds=round(outcome.seconds, 3),
+        warnings=tuple(mapper.text(w) for w in warnings(outcome.stderr)),
+    )
+
+
+def _targets(main: Raw, manifest: Manifest) -> tuple[ImportedTarget, ...]:
+    namespace = manifest.cmake.namespace
+    out: list[ImportedTarget] = []
+    for record in main.targets:
+        name = record["name"]
+        out.append(
+            ImportedTarget(
+                name=name,
+                type=record.get("TYPE", ""),
+                location=record.get("IMPORTED_LOCATION") or record.get("CONFIG_LOCATION") or None,
+                link_libraries=cmake_list(record.get("INTERFACE_LINK_LIBRARIES", "")),
+                link_options=cmake_list(record.get("INTERFACE_LINK_OPTIONS", "")),
+                component=name[len(namespace) :] if name.startswith(namespace) else None,
+            )
+        )
+    return tuple(sorted(out, key=lambda t: t.name))
+
+
+def _requests(
+    probe: ProbeFiles, mapper: PathMapper, layout: Layout, package: str
+) -> tuple[ComponentRequest, ...]:
+    shipped = {c for lib in layout.shipped for c in lib.components}
+    out: list[ComponentRequest] = []
+    for component, path in probe.request_results:
+        raw = read_results(path, mapper)
+        if not raw.present:
+            continue  # the run stopped before this request; the failure says why
+        found = raw.variables.get(f"{package}_FOUND", (False, ""))
+        message = raw.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+        fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
+        out.append(
+            ComponentRequest(
+                component=component,
+                shipped=component in shipped,
+                found=found[0] and truthy(found[1]),
+                message=message or None,
+                fatal=fatal or None,
+            )
+        )
+    return tuple(out)
+
+
+def _failure(
+    outcome: RunOutcome,
+    main: Raw,
+    layout: Layout,
+    mapper: PathMapper,
+    probe: ProbeFiles,
+    timeout: float,
+) -> Failure | None:
+    if outcome.timed_out:
+        return Failure(
+            "timeout",
+            f"configuring a consumer did not finish within {timeout:g} s and was stopped",
+            layout.config_location,
+        )
+    if outcome.returncode == 0 and main.present:
+        return None
+    error = first_error(outcome.stderr)
+    if error is None:
+        tail = mapper.text(outcome.stderr.strip())[-500:] or "no output"
+        return Failure(
+            "error", f"CMake exited with {outcome.returncode}: {tail}", layout.config_location
+        )
+    location = error_location(
+        error, mapper, probe.source_dir, layout.config_location, layout.display
+    )
+    return Failure("error", mapper.text(error.message), location)
