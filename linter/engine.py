@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from linter.catalogue import catalogue
-from linter.diagnostics import Diagnostic, Finding, Location
+from linter.diagnostics import Diagnostic, Finding
 from linter.engine_models import RuleCrash, WaiverUsage
 from linter.manifest.model import Manifest, Waiver
 from linter.registry import RULES
@@ -71,10 +71,7 @@ def _waive(waivers: Sequence[Waiver], diagnostic: Diagnostic) -> tuple[Diagnosti
         if diagnostic.code.startswith(waiver.rule) and diagnostic.subject.matches(
             waiver.subject_pattern()
         ):
-            return (
-                Diagnostic(**{**diagnostic.__dict__, "waived": waiver.reason}),
-                waiver,
-            )
+            return replace(diagnostic, waived=waiver.reason), waiver
     return diagnostic, None
 
 
@@ -112,7 +109,3 @@ def lint(
         if rule.model is WaiverUsage and selection.enabled(rule.code):
             waived.extend(_run(rule, manifest, usage))
     return sorted(waived, key=Diagnostic.sort_key)
-
-
-def manifest_location(manifest: Manifest, line: int, column: int) -> Location:
-    return Location(manifest.path, line, column)

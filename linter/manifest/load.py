@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from linter.manifest.crossfield import cross_field_problems
-from linter.manifest.errors import ManifestError
+from linter.manifest.errors import InputError, ManifestError
 from linter.manifest.model import (
     Aggregate,
     BuildDeclaration,
@@ -40,13 +40,8 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
     label = label or str(path)
     try:
         doc = parse_yaml(read_text(path, label), label)
-    except ManifestError:
-        raise
-    except Exception as exc:  # InputError from reading: same exit, same shape
-        problems = getattr(exc, "problems", None)
-        if problems is None:
-            raise
-        raise ManifestError(problems) from None
+    except InputError as exc:  # unreadable or not YAML: reported the same way as schema errors
+        raise ManifestError(exc.problems) from None
     if not isinstance(doc.data, dict):
         raise ManifestError(schema_problems(doc, SCHEMA))
     problems = schema_problems(doc, SCHEMA)
