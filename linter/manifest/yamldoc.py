@@ -121,7 +121,7 @@ class _Converter:
                 key_mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 if key in out:
                     raise _fail(doc.file, key_mark[0], key_mark[1], f"duplicate key {key!r}")
-                doc.key_marks[(*path, key)] = key_mark
+                doc.key_marks[path + (key,)] = key_mark
                 out[key] = self.convert(value_node, (*path, key))
             return out
         if isinstance(node, yaml.SequenceNode):
