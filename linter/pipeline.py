@@ -88,4 +88,7 @@ def _link_probe_models(
     progress: Progress,
 ) -> list[object]:
     """Issue 8: consumers built against the artifact's package (host platform only)."""
-    return []
+    from linter.link_probe.probe import ProbeOptions, probe_artifact
+
+    options = ProbeOptions(cmake=request.cmake, timeout=request.cmake_timeout, progress=progress.step)
+    return probe_artifact(tree, tree.platform, manifest, options)

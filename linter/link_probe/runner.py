@@ -1,0 +1,69 @@
+"""Run a build tool for the probe: bounded in time, in a reduced environment.
+
+The environment keeps only what finding the tools needs (PATH) and a HOME inside
+the probe's temp dir, so a user's CMAKE_PREFIX_PATH, CXXFLAGS, LDFLAGS or CMake
+package registry cannot change what the consumer links.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from linter.link_probe.model import ToolFailure
+
+# Lines of a tool's output a failure keeps: enough for CMake's error block.
+TAIL_LINES = 25
+_KEPT = ("PATH", "SYSTEMROOT", "TMPDIR")
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    returncode: int | None
+    output: str
+    # Why the tool did not complete, when it did not (timeout, could not start).
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.returncode == 0
+
+    def failure(self, step: str) -> ToolFailure:
+        reason = self.error or f"exited with status {self.returncode}"
+        return ToolFailure(step, self.returncode, reason, tail(self.output))
+
+
+def reduced_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _KEPT}
+    env.setdefault("PATH", os.defpath)
+    env["HOME"] = str(home)
+    # English messages, so a reported tail reads the same everywhere.
+    env["LC_ALL"] = "C"
+    return env
+
+
+def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: float) -> ToolRun:
+    try:
+        done = subprocess.run(
+            list(command),
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.output.decode("utf-8", "replace") if isinstance(exc.output, bytes) else ""
+        return ToolRun(None, out, f"stopped after the {timeout:g} s time limit")
+    except OSError as exc:
+        return ToolRun(None, "", f"could not start {command[0]}: {exc.strerror or exc}")
+    return ToolRun(done.returncode, done.stdout.decode("utf-8", "replace"))
+
+
+def tail(output: str, lines: int = TAIL_LINES) -> str:
+    kept = [line.rstrip() for line in output.strip().splitlines()]
+    return "\n".join(kept[-lines:])
