@@ -121,8 +121,9 @@ class _Converter:
                 key_mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 if key in out:
                     raise _fail(doc.file, key_mark[0], key_mark[1], f"duplicate key {key!r}")
-                doc.key_marks[path + (key,)] = key_mark
-                out[key] = self.convert(value_node, (*path, key))
+                value_path = (*path, key)
+                doc.key_marks[value_path] = key_mark
+                out[key] = self.convert(value_node, value_path)
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
