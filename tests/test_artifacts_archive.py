@@ -36,7 +36,8 @@ def _zip(path: Path, members: dict[str, bytes], links: dict[str, str] | None = N
 
 
 def _tar(path: Path, members: dict[str, bytes], mode: str = "w:gz") -> tarfile.TarFile:
-    archive = tarfile.open(path, mode)  # noqa: SIM115 - the caller adds links, then closes
+    # The caller adds links, then closes.
+    archive: tarfile.TarFile = tarfile.open(path, mode)  # type: ignore[call-overload]  # noqa: SIM115
     for name, data in members.items():
         info = tarfile.TarInfo(name)
         info.size = len(data)

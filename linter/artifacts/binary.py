@@ -1,0 +1,514 @@
+"""The ONE module that imports lief: one binary's bytes in, a frozen record out.
+
+`read_binary(data, name) -> BinaryRecord | BinaryError` reads ELF, Mach-O and PE
+(and `!<arch>` static archives, which lief does not parse, by their first
+object) from bytes. Only what the rules need is parsed: the dynamic section,
+the dynamic symbol table, load commands, imports/exports; no relocations, no
+static symbol table, no resources. lief's API changes between releases stay in
+this file. lief is imported on the first call, so a run that reads no binary
+never loads it.
+
+Every failure on one file, including an exception inside lief, becomes a
+`BinaryError` for that file: never a crash of the run.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import struct
+import warnings
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from linter.artifacts.demangle import base_name, demangle
+from linter.platforms import normalise_arch
+
+
+class BinaryFormat(enum.Enum):
+    ELF = "ELF"
+    MACHO = "Mach-O"
+    PE = "PE"
+    ARCHIVE = "archive"
+
+    @property
+    def os(self) -> str | None:
+        """The OS whose loader reads this format (None for an archive)."""
+        return {"ELF": "linux", "Mach-O": "macos", "PE": "windows"}.get(self.value)
+
+
+class FileType(enum.Enum):
+    SHARED_LIBRARY = "shared library"
+    # A Mach-O MH_BUNDLE: loadable with dlopen, not linkable.
+    BUNDLE = "loadable bundle"
+    EXECUTABLE = "executable"
+    OBJECT = "object file"
+    STATIC_ARCHIVE = "static archive"
+    OTHER = "other"
+
+
+class Binding(enum.Enum):
+    GLOBAL = "global"
+    WEAK = "weak"
+    # ELF STB_GNU_UNIQUE: one copy per process, chosen by the loader (vague linkage).
+    UNIQUE = "unique"
+
+
+@dataclass(frozen=True)
+class SymbolRecord:
+    """A defined, exported symbol. `name` is the C-level name (Mach-O's leading `_` removed)."""
+
+    name: str
+    binding: Binding
+    visibility: str
+    kind: str  # function | object | other
+    demangled: str | None
+
+    @property
+    def strong(self) -> bool:
+        """A strong definition: a copy of the code, not an inline/vague duplicate."""
+        return self.binding is Binding.GLOBAL
+
+    @property
+    def base(self) -> str:
+        """The demangled name without arguments (the mangled name when it does not demangle)."""
+        return base_name(self.demangled) if self.demangled else self.name
+
+
+@dataclass(frozen=True)
+class BinaryRecord:
+    """What the rules need to know of one binary."""
+
+    name: str  # the member path it was read from
+    format: BinaryFormat
+    # Normalised architectures (one, or several for a Mach-O universal binary).
+    arches: tuple[str, ...]
+    file_type: FileType
+    # ELF DT_SONAME, Mach-O LC_ID_DYLIB install name, PE export directory name.
+    soname: str | None
+    # DT_NEEDED / LC_LOAD_DYLIB (and weak/reexport/upward variants) / imported DLLs, in order.
+    needed: tuple[str, ...]
+    # ELF DT_RUNPATH entries; Mach-O LC_RPATH entries (the same role).
+    runpath: tuple[str, ...]
+    # ELF DT_RPATH entries, kept apart: searched before LD_LIBRARY_PATH, so it should not be used.
+    rpath: tuple[str, ...]
+    defined: tuple[SymbolRecord, ...]
+    undefined: tuple[str, ...]
+    # Members of a static archive (0 for anything else).
+    archive_members: int = 0
+
+    @property
+    def file_name(self) -> str:
+        return self.name.rsplit("/", 1)[-1]
+
+    @property
+    def arch(self) -> str | None:
+        return self.arches[0] if len(self.arches) == 1 else None
+
+    def strong_symbols(self) -> dict[str, SymbolRecord]:
+        return {s.name: s for s in self.defined if s.strong}
+
+
+@dataclass(frozen=True)
+class BinaryError:
+    """A member that looks like a binary (by name) but cannot be read as one, and why."""
+
+    name: str
+    reason: str
+
+
+_ELF_MAGIC = b"\x7fELF"
+_AR_MAGIC = (b"!<arch>\n", b"!<thin>\n")
+_MACHO_MAGICS = {
+    b"\xfe\xed\xfa\xce",
+    b"\xce\xfa\xed\xfe",
+    b"\xfe\xed\xfa\xcf",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",  # universal (also a Java class file; lief tells them apart)
+    b"\xbe\xba\xfe\xca",
+}
+# Mach-O n_desc flag: the definition is weak (coalesced by the loader).
+_N_WEAK_DEF = 0x0080
+
+
+@functools.cache
+def _lief() -> ModuleType:
+    import lief
+
+    # lief logs parse problems to stderr; shiplint reports them as findings instead.
+    lief.logging.disable()
+    return lief
+
+
+def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    """Read one binary from its bytes. Never raises for bad input."""
+    head = data[:8]
+    if not data:
+        return BinaryError(name, "empty file (0 bytes)")
+    try:
+        # lief's enums warn on out-of-range values in a corrupt file; the record
+        # (or the BinaryError) already says what is wrong, stderr must stay clean.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if head.startswith(_ELF_MAGIC):
+                return _read_elf(data, name)
+            if head[:4] in _MACHO_MAGICS:
+                return _read_macho(data, name)
+            if head.startswith(b"MZ"):
+                return _read_pe(data, name)
+            if head in _AR_MAGIC:
+                return _read_archive(data, name)
+    # lief raises its own error types, and some inputs reach plain ValueError,
+    # TypeError or RuntimeError inside its bindings; any of them is a fact about
+    # this one file, so the run goes on and the rules report it.
+    except Exception as exc:
+        return BinaryError(name, f"cannot be parsed: {type(exc).__name__}: {exc}")
+    return BinaryError(name, f"not a binary: starts with {data[:4]!r}, no ELF, Mach-O, PE or ar magic")
+
+
+def _enum_name(value: Any) -> str:
+    return str(getattr(value, "name", value)).rsplit(".", 1)[-1]
+
+
+# ---------------------------------------------------------------- ELF
+
+_ELF_ARCH = {
+    "X86_64": "x86_64",
+    "AARCH64": "aarch64",
+    "I386": "x86",
+    "ARM": "arm",
+    "PPC64": "ppc64le",
+    "S390": "s390x",
+    "RISCV": "riscv64",
+}
+
+
+def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    lief = _lief()
+    truncated = _elf_truncation(data)
+    if truncated:
+        return BinaryError(name, truncated)
+    config = lief.ELF.ParserConfig()
+    config.parse_relocations = False
+    config.parse_symtab_symbols = False
+    config.parse_notes = False
+    config.parse_overlay = False
+    config.parse_symbol_versions = False
+    binary = lief.ELF.parse(data, config)
+    if binary is None:
+        return BinaryError(name, "lief cannot parse this ELF file")
+    tags = lief.ELF.DynamicEntry.TAG
+    soname = None
+    needed: list[str] = []
+    runpath: list[str] = []
+    rpath: list[str] = []
+    pie = False
+    for entry in binary.dynamic_entries:
+        tag = entry.tag
+        if tag == tags.NEEDED:
+            needed.append(entry.name)
+        elif tag == tags.SONAME:
+            soname = entry.name
+        elif tag == tags.RUNPATH:
+            runpath.extend(p for p in entry.runpath.split(":") if p)
+        elif tag == tags.RPATH:
+            rpath.extend(p for p in entry.rpath.split(":") if p)
+        elif tag == tags.FLAGS_1:
+            pie = entry.has(lief.ELF.DynamicEntryFlags.FLAG.PIE)
+    defined: list[SymbolRecord] = []
+    undefined: list[str] = []
+    for symbol in binary.dynamic_symbols:
+        symbol_name = symbol.name
+        if not symbol_name:
+            continue
+        binding = _enum_name(symbol.binding)
+        if symbol.shndx == 0:
+            undefined.append(symbol_name)
+            continue
+        visibility = _enum_name(symbol.visibility).lower()
+        if binding == "LOCAL" or visibility in ("hidden", "internal"):
+            continue
+        defined.append(
+            SymbolRecord(
+                name=symbol_name,
+                binding={"WEAK": Binding.WEAK, "GNU_UNIQUE": Binding.UNIQUE}.get(
+                    binding, Binding.GLOBAL
+                ),
+                visibility=visibility,
+                kind=_elf_kind(_enum_name(symbol.type)),
+                demangled=demangle(symbol_name),
+            )
+        )
+    machine = _enum_name(binary.header.machine_type)
+    return BinaryRecord(
+        name=name,
+        format=BinaryFormat.ELF,
+        arches=(normalise_arch(_ELF_ARCH.get(machine, machine)),),
+        file_type=_elf_file_type(_enum_name(binary.header.file_type), pie),
+        soname=soname,
+        needed=tuple(needed),
+        runpath=tuple(runpath),
+        rpath=tuple(rpath),
+        defined=tuple(defined),
+        undefined=tuple(undefined),
+    )
+
+
+def _elf_kind(symbol_type: str) -> str:
+    return {"FUNC": "function", "GNU_IFUNC": "function", "OBJECT": "object", "TLS": "object"}.get(
+        symbol_type, "other"
+    )
+
+
+def _elf_file_type(file_type: str, pie: bool) -> FileType:
+    if file_type == "DYN":
+        # A position-independent executable is ET_DYN too; DF_1_PIE tells them apart.
+        return FileType.EXECUTABLE if pie else FileType.SHARED_LIBRARY
+    return {"EXEC": FileType.EXECUTABLE, "REL": FileType.OBJECT}.get(file_type, FileType.OTHER)
+
+
+def _elf_truncation(data: bytes) -> str | None:
+    """Why the ELF file is cut short, read from its own header, or None when it is whole.
+
+    lief builds a partial binary from a truncated file without complaint; a
+    library whose dynamic section is cut off would then look like one with no
+    dependencies, which is a wrong fact rather than an unreadable file.
+    """
+    if len(data) < 64:
+        return f"truncated: {len(data)} bytes, shorter than an ELF header"
+    is64 = data[4] == 2
+    little = data[5] == 1
+    order = "<" if little else ">"
+    if is64:
+        phoff, shoff = struct.unpack_from(order + "QQ", data, 32)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", data, 54)
+    else:
+        phoff, shoff = struct.unpack_from(order + "II", data, 28)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", data, 42)
+    size = len(data)
+    if phoff + phentsize * phnum > size:
+        return f"truncated: program headers end at {phoff + phentsize * phnum}, file has {size} bytes"
+    if shnum and shoff + shentsize * shnum > size:
+        return f"truncated: section headers end at {shoff + shentsize * shnum}, file has {size} bytes"
+    for index in range(phnum):
+        base = phoff + index * phentsize
+        if is64:
+            offset, filesz = struct.unpack_from(order + "Q", data, base + 8)[0], struct.unpack_from(
+                order + "Q", data, base + 32
+            )[0]
+        else:
+            offset, filesz = struct.unpack_from(order + "I", data, base + 4)[0], struct.unpack_from(
+                order + "I", data, base + 16
+            )[0]
+        if offset + filesz > size:
+            return f"truncated: segment {index} ends at {offset + filesz}, file has {size} bytes"
+    return None
+
+
+# ---------------------------------------------------------------- Mach-O
+
+_MACHO_ARCH = {"ARM64": "aarch64", "X86_64": "x86_64", "X86": "x86", "ARM": "arm"}
+_MACHO_TYPES = {
+    "DYLIB": FileType.SHARED_LIBRARY,
+    "BUNDLE": FileType.BUNDLE,
+    "EXECUTE": FileType.EXECUTABLE,
+    "OBJECT": FileType.OBJECT,
+}
+
+
+def _macho_problem(data: bytes) -> str | None:
+    """Why a thin Mach-O file is cut short or empty, read from its header, or None."""
+    magic = data[:4]
+    if magic in (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca"):
+        if len(data) < 8:
+            return "truncated: shorter than a universal header"
+        (count,) = struct.unpack_from(">I", data, 4)
+        if 8 + 20 * count > len(data):
+            return f"truncated: {count} architectures do not fit in {len(data)} bytes"
+        for index in range(count):
+            offset, size = struct.unpack_from(">II", data, 8 + 20 * index + 8)
+            if offset + size > len(data):
+                return f"truncated: architecture {index} ends at {offset + size}, file has {len(data)} bytes"
+        return None
+    order = "<" if magic in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
+    header = 32 if magic in (b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf") else 28
+    if len(data) < header:
+        return f"truncated: {len(data)} bytes, shorter than a Mach-O header"
+    ncmds, sizeofcmds = struct.unpack_from(order + "II", data, 16)
+    if ncmds == 0:
+        return "no load commands"
+    if header + sizeofcmds > len(data):
+        return f"truncated: load commands end at {header + sizeofcmds}, file has {len(data)} bytes"
+    return None
+
+
+def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    lief = _lief()
+    problem = _macho_problem(data)
+    if problem:
+        return BinaryError(name, problem)
+    fat = lief.MachO.parse(data, lief.MachO.ParserConfig.quick)
+    if fat is None or fat.size == 0:
+        return BinaryError(name, "lief cannot parse this Mach-O file")
+    arches = tuple(
+        normalise_arch(_MACHO_ARCH.get(m, m))
+        for m in (_enum_name(fat.at(i).header.cpu_type) for i in range(fat.size))
+    )
+    binary = fat.at(0)
+    for segment in binary.segments:
+        if segment.file_offset + segment.file_size > len(data) and fat.size == 1:
+            return BinaryError(
+                name,
+                f"truncated: segment {segment.name} ends at "
+                f"{segment.file_offset + segment.file_size}, file has {len(data)} bytes",
+            )
+    commands = lief.MachO.LoadCommand.TYPE
+    soname = None
+    needed: list[str] = []
+    for library in binary.libraries:
+        # lief lists the library's own LC_ID_DYLIB among its `libraries`: it is
+        # the install name, not a dependency.
+        if library.command == commands.ID_DYLIB:
+            soname = library.name
+        else:
+            needed.append(library.name)
+    runpath = tuple(command.path for command in binary.rpaths)
+    defined: list[SymbolRecord] = []
+    undefined: list[str] = []
+    category = lief.MachO.Symbol.CATEGORY
+    for symbol in binary.symbols:
+        # The C-level name: Mach-O prefixes every C symbol with `_`.
+        raw = symbol.name
+        c_name = raw[1:] if raw.startswith("_") else raw
+        if symbol.category == category.UNDEFINED:
+            undefined.append(c_name)
+        elif symbol.category == category.EXTERNAL:
+            defined.append(
+                SymbolRecord(
+                    name=c_name,
+                    binding=Binding.WEAK if symbol.description & _N_WEAK_DEF else Binding.GLOBAL,
+                    visibility="default",
+                    kind="other",
+                    demangled=demangle(c_name),
+                )
+            )
+    return BinaryRecord(
+        name=name,
+        format=BinaryFormat.MACHO,
+        arches=arches,
+        file_type=_MACHO_TYPES.get(_enum_name(binary.header.file_type), FileType.OTHER),
+        soname=soname,
+        needed=tuple(needed),
+        runpath=runpath,
+        rpath=(),
+        defined=tuple(defined),
+        undefined=tuple(undefined),
+    )
+
+
+# ---------------------------------------------------------------- PE
+
+_PE_ARCH = {"AMD64": "x86_64", "ARM64": "aarch64", "I386": "x86", "ARMNT": "arm"}
+
+
+def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    lief = _lief()
+    config = lief.PE.ParserConfig()
+    config.parse_exceptions = False
+    config.parse_reloc = False
+    config.parse_rsrc = False
+    config.parse_signature = False
+    binary = lief.PE.parse(data, config)
+    if binary is None:
+        return BinaryError(name, "lief cannot parse this PE file (MZ header without a valid PE)")
+    for section in binary.sections:
+        if section.pointerto_raw_data + section.sizeof_raw_data > len(data):
+            return BinaryError(
+                name,
+                f"truncated: section {section.name} ends at "
+                f"{section.pointerto_raw_data + section.sizeof_raw_data}, "
+                f"file has {len(data)} bytes",
+            )
+    characteristics = {_enum_name(c) for c in binary.header.characteristics_list}
+    export = binary.get_export() if binary.has_exports else None
+    # A DLL export has no weak form: every export is a strong definition.
+    defined = tuple(
+        SymbolRecord(
+            name=entry.name,
+            binding=Binding.GLOBAL,
+            visibility="default",
+            kind="function" if not entry.is_extern else "other",
+            demangled=demangle(entry.name),
+        )
+        for entry in (export.entries if export is not None else ())
+        if entry.name
+    )
+    undefined = tuple(
+        entry.name for imported in binary.imports for entry in imported.entries if entry.name
+    )
+    machine = _enum_name(binary.header.machine)
+    return BinaryRecord(
+        name=name,
+        format=BinaryFormat.PE,
+        arches=(normalise_arch(_PE_ARCH.get(machine, machine)),),
+        file_type=FileType.SHARED_LIBRARY if "DLL" in characteristics else FileType.EXECUTABLE,
+        soname=export.name if export is not None and export.name else None,
+        needed=tuple(imported.name for imported in binary.imports),
+        runpath=(),
+        rpath=(),
+        defined=defined,
+        undefined=undefined,
+    )
+
+
+# ---------------------------------------------------------------- static archives
+
+
+def _read_archive(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    """A `!<arch>` archive: its member count and the format/arch of its first object."""
+    if data.startswith(b"!<thin>\n"):
+        return _archive_record(name, BinaryFormat.ARCHIVE, (), 0)
+    offset = 8
+    members = 0
+    first: BinaryRecord | BinaryError | None = None
+    while offset + 60 <= len(data):
+        header = data[offset : offset + 60]
+        if header[58:60] != b"`\n":
+            return BinaryError(name, f"corrupt static archive: bad member header at {offset}")
+        try:
+            size = int(header[48:58].decode("ascii").strip())
+        except ValueError:
+            return BinaryError(name, f"corrupt static archive: bad member size at {offset}")
+        if offset + 60 + size > len(data):
+            return BinaryError(name, f"truncated static archive: member at {offset} runs past the end")
+        member_name = header[:16].decode("ascii", "replace").strip()
+        body = data[offset + 60 : offset + 60 + size]
+        # "/" and "//" (GNU) and "__.SYMDEF" (BSD) are the symbol and name tables.
+        if member_name not in ("/", "//", "/SYM64/") and not member_name.startswith("__.SYMDEF"):
+            members += 1
+            if first is None and body[:4] in (_ELF_MAGIC, *_MACHO_MAGICS):
+                first = read_binary(body, f"{name}({member_name.rstrip('/')})")
+        offset += 60 + size + (size & 1)
+    if offset < len(data) and data[offset:].strip(b"\n"):
+        return BinaryError(name, f"corrupt static archive: {len(data) - offset} bytes after the last member")
+    arches = first.arches if isinstance(first, BinaryRecord) else ()
+    return _archive_record(name, BinaryFormat.ARCHIVE, arches, members)
+
+
+def _archive_record(
+    name: str, fmt: BinaryFormat, arches: tuple[str, ...], members: int
+) -> BinaryRecord:
+    return BinaryRecord(
+        name=name,
+        format=fmt,
+        arches=arches,
+        file_type=FileType.STATIC_ARCHIVE,
+        soname=None,
+        needed=(),
+        runpath=(),
+        rpath=(),
+        defined=(),
+        undefined=(),
+        archive_members=members,
+    )

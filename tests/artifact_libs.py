@@ -1,0 +1,174 @@
+"""Tiny real libraries compiled by the system compiler, and wheels packed from them.
+
+One session builds them once (`built_libs` fixture); each test packs the ones it
+needs into a wheel in its own tmp dir. Every library is real gcc/g++ output, so
+lief reads exactly what it reads in a shipped wheel.
+
+    libpkg.so              the runtime: SONAME libpkg.so, RUNPATH $ORIGIN, owns
+                           pkg::runtime::register_kernel(int)
+    libpkg_comp.so         a component linked to the runtime (NEEDED libpkg.so)
+    libpkg_fat.so          a component with the runtime compiled in (no NEEDED on it)
+    libpkg_overload.so     defines register_kernel(double): same base name, other symbol
+    libpkg_static.a        the component as a static archive
+    libpkg_badname.so      SONAME libwrong.so
+    libpkg_rpath.so        DT_RPATH instead of DT_RUNPATH (--disable-new-dtags)
+    libpkg_abs.so          RUNPATH /home/build/pkg/build/lib (absolute, build tree)
+    libpkg_missing.so      NEEDED libnothere.so, which no wheel ships
+    pkg_tool               an executable
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+RUNTIME_SOURCE = """
+namespace pkg { namespace runtime {
+int register_kernel(int id) { return id + 1; }
+inline int vague() { static int counter = 0; return ++counter; }
+__attribute__((noinline)) inline int weak_helper() { return vague() + 1; }
+int use_vague() { return weak_helper(); }
+template <typename T> struct Registry { static int slots; };
+template <typename T> int Registry<T>::slots = 0;
+int touch() { return Registry<int>::slots++; }
+} }
+extern "C" int pkg_runtime_version() { return 1; }
+"""
+
+COMPONENT_SOURCE = """
+namespace pkg { namespace runtime { int register_kernel(int id); } }
+namespace pkg { namespace comp {
+static int registered = pkg::runtime::register_kernel(7);
+int kernels() { return registered; }
+} }
+"""
+
+OVERLOAD_SOURCE = """
+namespace pkg { namespace runtime { double register_kernel(double id) { return id; } } }
+"""
+
+MISSING_DEP_SOURCE = "int nothere(void); int uses_nothere(void) { return nothere(); }\n"
+
+TOOL_SOURCE = "int main(void) { return 0; }\n"
+
+
+def _compile(
+    out: Path, sources: list[Path], *args: str, cxx: bool = True, shared: bool = True
+) -> Path:
+    compiler = "g++" if cxx else "gcc"
+    flags = ["-shared", "-fPIC"] if shared else []
+    subprocess.run(
+        [compiler, *flags, "-O1", "-o", str(out), *map(str, sources), *args],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def build_libraries(root: Path) -> dict[str, Path]:
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        pytest.fail("gcc/g++ are required to build the artifact test libraries")
+    src = root / "src"
+    src.mkdir()
+    (src / "runtime.cpp").write_text(RUNTIME_SOURCE)
+    (src / "comp.cpp").write_text(COMPONENT_SOURCE)
+    (src / "overload.cpp").write_text(OVERLOAD_SOURCE)
+    (src / "missing.c").write_text(MISSING_DEP_SOURCE)
+    (src / "nothere.c").write_text("int nothere(void) { return 3; }\n")
+    (src / "tool.c").write_text(TOOL_SOURCE)
+    out = root / "out"
+    out.mkdir()
+    libs: dict[str, Path] = {}
+    libs["libpkg.so"] = _compile(
+        out / "libpkg.so", [src / "runtime.cpp"], "-Wl,-soname,libpkg.so", "-Wl,-rpath,$ORIGIN"
+    )
+    link_runtime = ["-L", str(out), "-Wl,--no-as-needed", "-lpkg"]
+    libs["libpkg_comp.so"] = _compile(
+        out / "libpkg_comp.so",
+        [src / "comp.cpp"],
+        "-Wl,-soname,libpkg_comp.so",
+        "-Wl,-rpath,$ORIGIN",
+        *link_runtime,
+    )
+    libs["libpkg_fat.so"] = _compile(
+        out / "libpkg_fat.so",
+        [src / "comp.cpp", src / "runtime.cpp"],
+        "-Wl,-soname,libpkg_fat.so",
+        "-Wl,-rpath,$ORIGIN",
+    )
+    libs["libpkg_overload.so"] = _compile(
+        out / "libpkg_overload.so",
+        [src / "overload.cpp"],
+        "-Wl,-soname,libpkg_overload.so",
+        "-Wl,-rpath,$ORIGIN",
+        *link_runtime,
+    )
+    libs["libpkg_badname.so"] = _compile(
+        out / "libpkg_badname.so",
+        [src / "comp.cpp"],
+        "-Wl,-soname,libwrong.so",
+        "-Wl,-rpath,$ORIGIN",
+        *link_runtime,
+    )
+    libs["libpkg_rpath.so"] = _compile(
+        out / "libpkg_rpath.so",
+        [src / "comp.cpp"],
+        "-Wl,-soname,libpkg_rpath.so",
+        "-Wl,--disable-new-dtags,-rpath,$ORIGIN",
+        *link_runtime,
+    )
+    libs["libpkg_abs.so"] = _compile(
+        out / "libpkg_abs.so",
+        [src / "comp.cpp"],
+        "-Wl,-soname,libpkg_abs.so",
+        "-Wl,-rpath,/home/build/pkg/build/lib",
+        *link_runtime,
+    )
+    nothere = _compile(
+        out / "libnothere.so", [src / "nothere.c"], "-Wl,-soname,libnothere.so", cxx=False
+    )
+    libs["libpkg_missing.so"] = _compile(
+        out / "libpkg_missing.so",
+        [src / "missing.c"],
+        "-Wl,-soname,libpkg_missing.so",
+        "-Wl,-rpath,$ORIGIN",
+        "-L",
+        str(out),
+        "-lnothere",
+        cxx=False,
+    )
+    nothere.unlink()
+    obj = out / "comp.o"
+    subprocess.run(
+        ["g++", "-c", "-fPIC", "-o", str(obj), str(src / "comp.cpp")],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["ar", "rcs", str(out / "libpkg_static.a"), str(obj)], check=True)
+    libs["libpkg_static.a"] = out / "libpkg_static.a"
+    libs["comp.o"] = obj
+    libs["pkg_tool"] = _compile(out / "pkg_tool", [src / "tool.c"], cxx=False, shared=False)
+    return libs
+
+
+@pytest.fixture(scope="session")
+def built_libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return build_libraries(tmp_path_factory.mktemp("artifact-libs"))
+
+
+def pack_wheel(
+    path: Path, members: Mapping[str, Path | bytes], extra: Mapping[str, bytes] | None = None
+) -> Path:
+    """A wheel at `path` holding `members` (member path -> file or bytes)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, source in members.items():
+            data = source.read_bytes() if isinstance(source, Path) else source
+            archive.writestr(name, data)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return path

@@ -1,0 +1,215 @@
+"""The lief reader on real compiled libraries and on the real wheels' ELF, Mach-O and PE files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from linter.artifacts.archive import open_artifact
+from linter.artifacts.binary import (
+    BinaryError,
+    BinaryFormat,
+    BinaryRecord,
+    Binding,
+    FileType,
+    read_binary,
+)
+from linter.artifacts.demangle import base_name, demangle
+from tests.artifact_libs import built_libs
+from tests.material import REPO, wheel
+
+__all__ = ["built_libs"]
+
+
+def _record(libs: dict[str, Path], name: str) -> BinaryRecord:
+    record = read_binary(libs[name].read_bytes(), name)
+    assert isinstance(record, BinaryRecord), record
+    return record
+
+
+def test_runtime_library_record(built_libs: dict[str, Path]) -> None:
+    record = _record(built_libs, "libpkg.so")
+    assert record.format is BinaryFormat.ELF
+    assert record.file_type is FileType.SHARED_LIBRARY
+    assert record.arches == ("x86_64",)
+    assert record.soname == "libpkg.so"
+    assert record.runpath == ("$ORIGIN",) and record.rpath == ()
+    symbols = {s.name: s for s in record.defined}
+    register = symbols["_ZN3pkg7runtime15register_kernelEi"]
+    assert register.binding is Binding.GLOBAL and register.strong
+    assert register.demangled == "pkg::runtime::register_kernel(int)"
+    assert register.base == "pkg::runtime::register_kernel"
+    assert register.kind == "function"
+    # An out-of-line inline function is a weak (vague) definition, not a copy.
+    assert symbols["_ZN3pkg7runtime11weak_helperEv"].binding is Binding.WEAK
+    # A template's static member and a function-local static are GNU_UNIQUE.
+    assert symbols["_ZN3pkg7runtime8RegistryIiE5slotsE"].binding is Binding.UNIQUE
+    assert not symbols["_ZN3pkg7runtime8RegistryIiE5slotsE"].strong
+    assert symbols["pkg_runtime_version"].demangled is None
+    assert symbols["pkg_runtime_version"].base == "pkg_runtime_version"
+
+
+def test_component_needs_the_runtime(built_libs: dict[str, Path]) -> None:
+    record = _record(built_libs, "libpkg_comp.so")
+    assert record.needed[0] == "libpkg.so"
+    assert "_ZN3pkg7runtime15register_kernelEi" in record.undefined
+    assert "_ZN3pkg7runtime15register_kernelEi" not in record.strong_symbols()
+
+
+def test_fat_component_defines_the_runtime_symbol(built_libs: dict[str, Path]) -> None:
+    record = _record(built_libs, "libpkg_fat.so")
+    assert "libpkg.so" not in record.needed
+    assert "_ZN3pkg7runtime15register_kernelEi" in record.strong_symbols()
+
+
+def test_overload_shares_the_base_name_not_the_symbol(built_libs: dict[str, Path]) -> None:
+    runtime = _record(built_libs, "libpkg.so").strong_symbols()
+    overload = _record(built_libs, "libpkg_overload.so").strong_symbols()
+    (name,) = (n for n in overload if "register_kernel" in n)
+    assert name not in runtime
+    assert overload[name].base == runtime["_ZN3pkg7runtime15register_kernelEi"].base
+
+
+def test_rpath_and_runpath_are_kept_apart(built_libs: dict[str, Path]) -> None:
+    record = _record(built_libs, "libpkg_rpath.so")
+    assert (record.rpath, record.runpath) == (("$ORIGIN",), ())
+    assert _record(built_libs, "libpkg_abs.so").runpath == ("/home/build/pkg/build/lib",)
+
+
+def test_wrong_soname_and_missing_dependency(built_libs: dict[str, Path]) -> None:
+    assert _record(built_libs, "libpkg_badname.so").soname == "libwrong.so"
+    assert _record(built_libs, "libpkg_missing.so").needed == ("libnothere.so",)
+
+
+@pytest.mark.parametrize(
+    ("name", "file_type", "members"),
+    [
+        ("libpkg_static.a", FileType.STATIC_ARCHIVE, 1),
+        ("comp.o", FileType.OBJECT, 0),
+        ("pkg_tool", FileType.EXECUTABLE, 0),
+    ],
+)
+def test_file_types(
+    built_libs: dict[str, Path], name: str, file_type: FileType, members: int
+) -> None:
+    record = _record(built_libs, name)
+    assert record.file_type is file_type
+    assert record.archive_members == members
+    assert record.arches == ("x86_64",)
+
+
+def test_truncated_library_is_an_error_not_a_partial_record(built_libs: dict[str, Path]) -> None:
+    data = built_libs["libpkg_comp.so"].read_bytes()
+    for cut in (10, 63, 200, len(data) // 2, len(data) - 1):
+        result = read_binary(data[:cut], "lib/libpkg_comp.so")
+        assert isinstance(result, BinaryError), cut
+        assert "truncated" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"", "empty"),
+        (b"INPUT(-lpkg)\n", "not a binary"),
+        (b"MZ" + bytes(200), "PE"),
+        (b"\xcf\xfa\xed\xfe" + bytes(12), "Mach-O"),
+        (b"!<arch>\nbroken-header-here-not-sixty-bytes", "static archive"),
+    ],
+)
+def test_non_binaries_and_corrupt_headers(data: bytes, reason: str) -> None:
+    result = read_binary(data, "lib/libx.so")
+    assert isinstance(result, BinaryError)
+    assert reason in result.reason
+
+
+def test_corrupted_real_library_never_raises() -> None:
+    with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
+        data = bytearray(tree.read("executorch/lib/libexecutorch_etdump.so"))
+    # Scribble over the section and program headers: a parse that must come back as a value.
+    for offset in range(64, 64 + 56 * 4, 7):
+        data[offset] ^= 0xA5
+    assert isinstance(read_binary(bytes(data), "x.so"), BinaryRecord | BinaryError)
+
+
+def test_macho_install_name_is_not_a_dependency() -> None:
+    with open_artifact(wheel("1.5.1", "macosx_14_0_arm64")) as tree:
+        record = read_binary(tree.read("executorch/lib/libexecutorch_threadpool.dylib"), "t")
+    assert isinstance(record, BinaryRecord)
+    assert record.format is BinaryFormat.MACHO and record.arches == ("aarch64",)
+    assert record.soname == "@rpath/libexecutorch_threadpool.dylib"
+    assert record.soname not in record.needed
+    assert "@rpath/libexecutorch.dylib" in record.needed
+    assert record.runpath[0] == "@loader_path"
+    # Mach-O's leading underscore is dropped so names compare with ELF's.
+    assert all(not s.name.startswith("__Z") for s in record.defined)
+    assert any(s.demangled and s.demangled.startswith("executorch::") for s in record.defined)
+
+
+def test_macho_bundle_and_weak_definitions() -> None:
+    with open_artifact(wheel("1.5.1", "macosx_14_0_arm64")) as tree:
+        bundle = read_binary(
+            tree.read("executorch/backends/cortex_m/library/_cmsis_nn/cmsis_nn.cpython-311-darwin.so"),
+            "b",
+        )
+        optimized = read_binary(
+            tree.read("executorch/lib/libexecutorch_kernels_optimized.dylib"), "o"
+        )
+    assert isinstance(bundle, BinaryRecord) and bundle.file_type is FileType.BUNDLE
+    assert isinstance(optimized, BinaryRecord)
+    bindings = {s.binding for s in optimized.defined}
+    assert bindings == {Binding.GLOBAL, Binding.WEAK}
+
+
+def test_pe_dll_imports_and_exports() -> None:
+    with open_artifact(wheel("1.5.1", "win_amd64")) as tree:
+        record = read_binary(tree.read("executorch/kernels/quantized/quantized_ops_aot_lib.dll"), "q")
+    assert isinstance(record, BinaryRecord)
+    assert record.format is BinaryFormat.PE and record.arches == ("x86_64",)
+    assert record.file_type is FileType.SHARED_LIBRARY
+    assert record.soname == "quantized_ops_aot_lib.dll"
+    assert "torch_cpu.dll" in record.needed
+    assert len(record.defined) == 77
+
+
+def test_aarch64_elf() -> None:
+    with open_artifact(wheel("1.5.1", "manylinux_2_28_aarch64")) as tree:
+        record = read_binary(tree.read("executorch/lib/libexecutorch.so"), "r")
+    assert isinstance(record, BinaryRecord) and record.arches == ("aarch64",)
+
+
+@pytest.mark.parametrize(
+    ("mangled", "base"),
+    [
+        ("_ZN3pkg7runtime15register_kernelEi", "pkg::runtime::register_kernel"),
+        ("_ZNK3foo3barEv", "foo::bar"),
+        ("_Z1fIiEvT_", "f<int>"),
+        ("_ZN3fooclEv", "foo::operator()"),
+        ("_ZN2nsltERKiS1_", "ns::operator<"),
+        ("_ZTV3Foo", "vtable for Foo"),
+        ("_ZThn8_N3Foo3barEv", "non-virtual thunk to Foo::bar"),
+        ("_ZnwmRKSt9nothrow_t", "operator new"),
+    ],
+)
+def test_base_names(mangled: str, base: str) -> None:
+    demangled = demangle(mangled)
+    assert demangled is not None
+    assert base_name(demangled) == base
+
+
+def test_a_run_without_artifacts_never_imports_lief() -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from linter.pipeline import collect_models\n"
+        "from linter.request import QUIET, RunRequest\n"
+        "from tests.builders import manifest\n"
+        "request = RunRequest(root=Path('.'), check_sources=True, artifacts=(), cmake=())\n"
+        "collect_models(request, manifest(), QUIET)\n"
+        "import linter.registry, linter.checks.artifacts, linter.artifacts.archive\n"
+        "assert 'lief' not in sys.modules, 'lief imported'\n"
+        "assert 'linter.artifacts.binary' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
