@@ -75,7 +75,11 @@ def _build(doc: Document) -> Manifest:
         config_source_extras=tuple(cm.get("config_source_extras", ())),
         routes=tuple(
             CMakeRoute(
-                r["name"], _version(r.get("since")), _version(r.get("below")), r.get("description")
+                r["name"],
+                _version(r.get("since")),
+                _version(r.get("below")),
+                r.get("description"),
+                r.get("imported_targets", True),
             )
             for r in cm["routes"]
         ),

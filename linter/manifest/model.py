@@ -143,6 +143,8 @@ class CMakeRoute:
     since: tuple[int, ...] | None
     below: tuple[int, ...] | None
     description: str | None
+    # False: the config defines no imported targets on this route by design.
+    imported_targets: bool = True
 
     def contains(self, version: tuple[int, ...]) -> bool:
         if self.since is not None and version < self.since:
