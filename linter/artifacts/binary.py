@@ -512,3 +512,207 @@ def _archive_record(
         undefined=(),
         archive_members=members,
     )
+
+
+# ---------------------------------------------------------------- relocated pointers (issue 6)
+
+# A pointed-to string longer than this is no operator name or kernel key.
+_MAX_POINTED_STRING = 512
+
+
+@dataclass(frozen=True)
+class RelocatedPointers:
+    """The pointer-sized slots the loader fills with addresses inside the image itself.
+
+    Registration tables (ExecuTorch's `Kernel` arrays) hold their names as such
+    pointers; reading names through the relocations, not `strings`, neither
+    counts error-message text nor misses a name the linker merged into the tail
+    of a longer string. Read only when the operator rules need it
+    (`read_relocated_pointers`), never by `read_binary`.
+    """
+
+    word_size: int
+    # (slot address, target address), sorted by slot.
+    slots: tuple[tuple[int, int], ...]
+    # (target, text) for every target holding a NUL-terminated printable ASCII string.
+    strings: tuple[tuple[int, str], ...]
+    # Targets inside executable code.
+    code: frozenset[int]
+    # Why the pointers could not be read (then everything else is empty), else None.
+    unreadable: str | None = None
+
+
+def read_relocated_pointers(data: bytes) -> RelocatedPointers:
+    """The relocated pointers of one ELF or Mach-O binary. Never raises for bad input.
+
+    ELF: RELATIVE relocations (RELA addend, or the slot's own value for REL and
+    RELR) and absolute symbolic ones to symbols the binary defines. Mach-O:
+    chained-fixup rebases (the first slice of a universal binary). Anything else
+    (PE base relocations, Mach-O rebase opcodes) comes back `unreadable`, saying so.
+    """
+    head = data[:4]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if head == _ELF_MAGIC:
+                return _elf_pointers(data)
+            if head in _MACHO_MAGICS:
+                return _macho_pointers(data)
+    except Exception as exc:  # a fact about this one file, as in read_binary
+        return _no_pointers(f"relocations cannot be read: {type(exc).__name__}: {exc}")
+    if head[:2] == b"MZ":
+        return _no_pointers("reading registration tables from PE base relocations is not supported")
+    return _no_pointers("not an ELF or Mach-O binary")
+
+
+def _no_pointers(reason: str) -> RelocatedPointers:
+    return RelocatedPointers(0, (), (), frozenset(), reason)
+
+
+@dataclass(frozen=True)
+class _Region:
+    start: int
+    data: bytes
+    size: int
+    executable: bool
+
+
+class _Image:
+    """The loaded image as address ranges with their file bytes, for reads at addresses."""
+
+    def __init__(self, regions: list[_Region]) -> None:
+        self._regions = sorted((r for r in regions if r.size), key=lambda r: r.start)
+
+    def _find(self, address: int) -> _Region | None:
+        for region in self._regions:
+            if region.start <= address < region.start + region.size:
+                return region
+        return None
+
+    def word(self, address: int, size: int) -> int | None:
+        region = self._find(address)
+        if region is None:
+            return None
+        offset = address - region.start
+        # Bytes past the file-backed part (bss) read as zero, as they are loaded.
+        return int.from_bytes(region.data[offset : offset + size].ljust(size, b"\0"), "little")
+
+    def string(self, address: int) -> str | None:
+        # The NUL-terminated string AT the address, which may be the tail of a
+        # longer literal: exactly what the runtime reads through the pointer.
+        region = self._find(address)
+        if region is None:
+            return None
+        offset = address - region.start
+        end = region.data.find(b"\0", offset, offset + _MAX_POINTED_STRING)
+        raw = region.data[offset:end] if end >= 0 else b""
+        if not raw or not all(0x20 <= c < 0x7F for c in raw):
+            return None
+        return raw.decode("ascii")
+
+    def executable(self, address: int) -> bool:
+        region = self._find(address)
+        return region is not None and region.executable
+
+    def pointers(self, word_size: int, slots: dict[int, int]) -> RelocatedPointers:
+        targets = set(slots.values())
+        strings = tuple(sorted((t, s) for t in targets if (s := self.string(t)) is not None))
+        code = frozenset(t for t in targets if self.executable(t))
+        return RelocatedPointers(word_size, tuple(sorted(slots.items())), strings, code)
+
+
+def _elf_pointers(data: bytes) -> RelocatedPointers:
+    lief = _lief()
+    truncated = _elf_truncation(data)
+    if truncated:
+        return _no_pointers(truncated)
+    config = lief.ELF.ParserConfig()
+    config.parse_symtab_symbols = False
+    config.parse_notes = False
+    config.parse_overlay = False
+    config.parse_symbol_versions = False
+    binary = lief.ELF.parse(data, config)
+    if binary is None:
+        return _no_pointers("lief cannot parse this ELF file")
+    word = 8 if _enum_name(binary.header.identity_class) == "ELF64" else 4
+    image = _Image(_elf_regions(lief, binary))
+    slots: dict[int, int] = {}
+    for reloc in binary.dynamic_relocations:
+        kind = _enum_name(reloc.type)
+        if kind.endswith(("_RELATIVE", "_RELATIVE64")):
+            # REL and RELR keep the addend in the slot itself.
+            target = reloc.addend if reloc.is_rela else image.word(reloc.address, word)
+        elif (
+            kind.endswith(("_64", "ABS64", "_32", "ABS32"))
+            and reloc.has_symbol
+            and reloc.symbol.shndx != 0
+        ):
+            # An absolute pointer to a symbol defined here (e.g. a default-
+            # visibility kernel function): the symbol's address plus the addend.
+            addend = reloc.addend if reloc.is_rela else image.word(reloc.address, word)
+            target = reloc.symbol.value + (addend or 0)
+        else:
+            continue
+        if target is not None:
+            slots[reloc.address] = target
+    return image.pointers(word, slots)
+
+
+def _elf_regions(lief: ModuleType, binary: Any) -> list[_Region]:
+    flags = lief.ELF.Section.FLAGS
+    sections = [s for s in binary.sections if s.has(flags.ALLOC)]
+    if sections:
+        return [
+            _Region(
+                s.virtual_address,
+                b"" if _enum_name(s.type) == "NOBITS" else bytes(s.content),
+                s.size,
+                s.has(flags.EXECINSTR),
+            )
+            for s in sections
+        ]
+    # Section headers stripped: the loadable segments say as much.
+    return [
+        _Region(
+            seg.virtual_address,
+            bytes(seg.content),
+            seg.virtual_size,
+            seg.has(lief.ELF.Segment.FLAGS.X),
+        )
+        for seg in binary.segments
+        if _enum_name(seg.type) == "LOAD"
+    ]
+
+
+def _macho_pointers(data: bytes) -> RelocatedPointers:
+    lief = _lief()
+    fat = lief.MachO.parse(data)
+    if fat is None or fat.size == 0:
+        return _no_pointers("lief cannot parse this Mach-O file")
+    binary = fat.at(0)
+    if not binary.has_dyld_chained_fixups:
+        return _no_pointers(
+            "Mach-O without chained fixups (LC_DYLD_INFO rebase opcodes) is not read"
+        )
+    word = 8 if _enum_name(binary.header.magic) in ("MAGIC_64", "CIGAM_64") else 4
+    flags = lief.MachO.Section.FLAGS
+    image = _Image(
+        [
+            _Region(
+                s.virtual_address,
+                bytes(s.content),
+                s.size,
+                s.has(flags.PURE_INSTRUCTIONS) or s.has(flags.SOME_INSTRUCTIONS),
+            )
+            for s in binary.sections
+        ]
+    )
+    base = binary.imagebase
+    slots: dict[int, int] = {}
+    for reloc in binary.relocations:
+        # A chained-fixup rebase: lief decodes the target from the chain. Binds
+        # (to imported symbols) point outside the image and are not wanted here.
+        if isinstance(reloc, lief.MachO.RelocationFixup):
+            target = reloc.target
+            slots[reloc.address] = target + base if target < base else target
+    return image.pointers(word, slots)
