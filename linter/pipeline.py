@@ -77,7 +77,10 @@ def _operator_models(
     progress: Progress,
 ) -> list[object]:
     """Issue 6: registries and registered operators, from the binaries read for issue 3."""
-    return []
+    from linter.operators.artifact import operator_models
+
+    progress.step(f"reading operator registrations in {tree.label}")
+    return list(operator_models(tree, binaries, manifest))
 
 
 def _link_probe_models(
