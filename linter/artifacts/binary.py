@@ -543,12 +543,13 @@ class RelocatedPointers:
 
 
 def read_relocated_pointers(data: bytes) -> RelocatedPointers:
-    """The relocated pointers of one ELF or Mach-O binary. Never raises for bad input.
+    """The relocated pointers of one ELF, Mach-O or PE binary. Never raises for bad input.
 
     ELF: RELATIVE relocations (RELA addend, or the slot's own value for REL and
     RELR) and absolute symbolic ones to symbols the binary defines. Mach-O:
-    chained-fixup rebases (the first slice of a universal binary). Anything else
-    (PE base relocations, Mach-O rebase opcodes) comes back `unreadable`, saying so.
+    chained-fixup rebases (the first slice of a universal binary). PE: DIR64 /
+    HIGHLOW base relocations (addresses are RVAs). Anything else (Mach-O rebase
+    opcodes without chained fixups) comes back `unreadable`, saying so.
     """
     head = data[:4]
     try:
@@ -558,11 +559,11 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
                 return _elf_pointers(data)
             if head in _MACHO_MAGICS:
                 return _macho_pointers(data)
+            if head[:2] == b"MZ":
+                return _pe_pointers(data)
     except Exception as exc:  # a fact about this one file, as in read_binary
         return _no_pointers(f"relocations cannot be read: {type(exc).__name__}: {exc}")
-    if head[:2] == b"MZ":
-        return _no_pointers("reading registration tables from PE base relocations is not supported")
-    return _no_pointers("not an ELF or Mach-O binary")
+    return _no_pointers("not an ELF, Mach-O or PE binary")
 
 
 def _no_pointers(reason: str) -> RelocatedPointers:
@@ -715,4 +716,41 @@ def _macho_pointers(data: bytes) -> RelocatedPointers:
         if isinstance(reloc, lief.MachO.RelocationFixup):
             target = reloc.target
             slots[reloc.address] = target + base if target < base else target
+    return image.pointers(word, slots)
+
+
+def _pe_pointers(data: bytes) -> RelocatedPointers:
+    lief = _lief()
+    config = lief.PE.ParserConfig()
+    config.parse_exceptions = False
+    config.parse_rsrc = False
+    config.parse_signature = False
+    binary = lief.PE.parse(data, config)
+    if binary is None:
+        return _no_pointers("lief cannot parse this PE file")
+    base = binary.optional_header.imagebase
+    execute = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
+    image = _Image(
+        [
+            _Region(
+                s.virtual_address,
+                bytes(s.content),
+                s.virtual_size or s.size,
+                s.has_characteristic(execute),
+            )
+            for s in binary.sections
+        ]
+    )
+    sizes = {"DIR64": 8, "HIGHLOW": 4}
+    word = 8 if _enum_name(binary.header.machine) in ("AMD64", "ARM64") else 4
+    slots: dict[int, int] = {}
+    for block in binary.relocations:
+        for entry in block.entries:
+            size = sizes.get(_enum_name(entry.type))
+            if size is None:
+                continue
+            # The slot holds an absolute address at the preferred base; keep RVAs.
+            value = image.word(entry.address, size)
+            if value is not None and value >= base:
+                slots[entry.address] = value - base
     return image.pointers(word, slots)
