@@ -34,7 +34,12 @@ def _config_source_models(
     request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[object]:
     """Issue 4: the config's source evaluated with each CMake, per manifest platform."""
-    return []
+    if manifest.cmake.config_source is None:
+        return []
+    from linter.cmake_eval import evaluate_source
+
+    progress.step(f"evaluating {manifest.cmake.config_source} with {len(request.cmake)} CMake")
+    return evaluate_source(request.root, manifest, request.cmake, request.cmake_timeout)
 
 
 def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
@@ -66,7 +71,12 @@ def _config_artifact_models(
     tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[object]:
     """Issue 4: the installed config evaluated with each CMake, as the artifact's platform."""
-    return []
+    from linter.cmake_eval import evaluate_artifact
+    from linter.cmake_eval.platform_guess import artifact_platform
+
+    progress.step(f"evaluating the CMake config of {tree.label} with {len(request.cmake)} CMake")
+    platform = artifact_platform(tree, manifest)
+    return evaluate_artifact(tree, platform, manifest, request.cmake, request.cmake_timeout)
 
 
 def _operator_models(
