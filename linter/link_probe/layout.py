@@ -91,7 +91,9 @@ def shipped_libraries(
     return tuple(found)
 
 
-def _wanted(manifest: Manifest, platform: Platform, config_member: str, names: tuple[str, ...]) -> list[str]:
+def _wanted(
+    manifest: Manifest, platform: Platform, config_member: str, names: tuple[str, ...]
+) -> list[str]:
     config_dir = str(PurePosixPath(config_member).parent)
     library_dirs = {
         p.directory.strip("/")

@@ -52,8 +52,7 @@ class Consumer:
             return f"the consumer asking for component {self.component} (linking {self.target})"
         if self.kind is ConsumerKind.VARIABLE:
             return (
-                f"the consumer asking for component {self.component} "
-                f"(linking ${{{self.variable}}})"
+                f"the consumer asking for component {self.component} (linking ${{{self.variable}}})"
             )
         if self.kind is ConsumerKind.AGGREGATE:
             return f"the consumer linking only ${{{self.variable}}}"

@@ -207,14 +207,16 @@ class _Session:
             str(build),
             "-G",
             self.toolchain.generator,
-            f"-DCMAKE_CXX_COMPILER={self.toolchain.compiler}",
             f"-D{self.manifest.cmake.package}_DIR={self.layout.config_dir}",
-            f"-DCMAKE_EXE_LINKER_FLAGS={AS_NEEDED[self.host.os]}",
-            "-DCMAKE_BUILD_TYPE=Release",
             "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
-            # The discovery project uses no compiler; its unused -D options are expected.
-            "--no-warn-unused-cli",
         ]
+        if consumer.kind is not ConsumerKind.DISCOVERY:
+            # The discovery project enables no language, so it gets no compiler options.
+            command += [
+                f"-DCMAKE_CXX_COMPILER={self.toolchain.compiler}",
+                f"-DCMAKE_EXE_LINKER_FLAGS={AS_NEEDED[self.host.os]}",
+                "-DCMAKE_BUILD_TYPE=Release",
+            ]
         return run_tool(command, self.work, env, options.timeout)
 
     def _build(

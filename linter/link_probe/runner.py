@@ -65,5 +65,6 @@ def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: fl
 
 
 def tail(output: str, lines: int = TAIL_LINES) -> str:
-    kept = [line.rstrip() for line in output.strip().splitlines()]
+    # Blank lines carry nothing in a one-finding message.
+    kept = [line.rstrip() for line in output.splitlines() if line.strip()]
     return "\n".join(kept[-lines:])

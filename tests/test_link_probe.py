@@ -1,0 +1,240 @@
+"""The link probe end to end on the synthetic package, with real g++ and both CMake routes.
+
+The package is compiled once per session; each case lays out its own copy (the
+config edited to show one defect) and probes it with CMake 3.24.3 (no imported
+targets, wrapped paths) and 4.4.5 (imported targets with retention options).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from linter.artifacts.archive import open_artifact
+from linter.diagnostics import Diagnostic
+from linter.engine import Selection, lint
+from linter.link_probe.model import ConsumerBuild, ConsumerKind
+from linter.link_probe.probe import ProbeOptions, probe_artifact
+from linter.manifest.model import Manifest
+from tests.link_probe_support import (
+    CONFIG,
+    REGISTRATION_ONLY,
+    compile_libraries,
+    make_package,
+    probepkg_manifest,
+    strip_retention,
+    with_bare_link_name,
+    with_opt_in_in_aggregate,
+)
+from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
+
+MANIFEST = probepkg_manifest()
+GOOD = CONFIG.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def libraries(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_libraries(tmp_path_factory.mktemp("probepkg-libs"))
+
+
+@pytest.fixture(scope="session")
+def cmakes() -> tuple[str, ...]:
+    return (str(cmake(OLD_CMAKE_VERSION)), str(cmake(NEW_CMAKE_VERSION)))
+
+
+def probe(
+    artifact: Path,
+    cmakes: tuple[str, ...],
+    manifest: Manifest = MANIFEST,
+    only: Iterable[str] | None = None,
+) -> list[object]:
+    options = ProbeOptions(cmake=cmakes, only=frozenset(only) if only is not None else None)
+    with open_artifact(artifact) as tree:
+        return probe_artifact(tree, tree.platform, manifest, options)
+
+
+def diagnose(models: list[object], manifest: Manifest = MANIFEST) -> list[Diagnostic]:
+    return lint(manifest, models, Selection(select=("SL5",)))
+
+
+def builds(models: list[object]) -> dict[tuple[str, str], ConsumerBuild]:
+    return {
+        (m.context.cmake_version, m.consumer.key): m for m in models if isinstance(m, ConsumerBuild)
+    }
+
+
+def package(tmp: Path, libraries: Path, config: str) -> Path:
+    return make_package(libraries, tmp, config)
+
+
+@pytest.fixture(scope="session")
+def good(
+    tmp_path_factory: pytest.TempPathFactory, libraries: Path, cmakes: tuple[str, ...]
+) -> list[object]:
+    return probe(package(tmp_path_factory.mktemp("good"), libraries, GOOD), cmakes)
+
+
+@pytest.fixture(scope="session")
+def stripped(
+    tmp_path_factory: pytest.TempPathFactory, libraries: Path, cmakes: tuple[str, ...]
+) -> list[object]:
+    artifact = package(tmp_path_factory.mktemp("stripped"), libraries, strip_retention(GOOD))
+    return probe(artifact, cmakes)
+
+
+def test_good_package_builds_every_consumer_on_both_routes(good: list[object]) -> None:
+    assert sorted(builds(good)) == [
+        ("3.24.3", "aggregate:PROBEPKG_LIBRARIES"),
+        ("3.24.3", "variable:PROBEPKG_EXTRA_LIBRARY"),
+        ("4.4.5", "aggregate:PROBEPKG_LIBRARIES"),
+        ("4.4.5", "target:extra"),
+        ("4.4.5", "target:kernels"),
+        ("4.4.5", "target:runtime"),
+        ("4.4.5", "variable:PROBEPKG_EXTRA_LIBRARY"),
+    ]
+    for build in builds(good).values():
+        assert build.failure is None, build.failure
+        assert build.context.route == ("paths" if build.context.cmake_version < "4" else "targets")
+
+
+def test_good_package_keeps_what_was_asked_for_and_nothing_else(good: list[object]) -> None:
+    found = builds(good)
+    for version in ("3.24.3", "4.4.5"):
+        aggregate = found[(version, "aggregate:PROBEPKG_LIBRARIES")]
+        assert "libprobepkg_kernels.so" in aggregate.needed
+        assert "libprobepkg_extra.so" not in aggregate.needed
+        assert found[(version, "variable:PROBEPKG_EXTRA_LIBRARY")].libraries == ("probepkg_extra",)
+    assert "probepkg_kernels" in found[("4.4.5", "target:kernels")].libraries
+    assert "probepkg_extra" in found[("4.4.5", "target:extra")].libraries
+
+
+def test_good_package_reports_only_what_the_old_route_cannot_name(good: list[object]) -> None:
+    (diag,) = diagnose(good)
+    assert diag.code == "SL506"
+    assert diag.subject.cmake_version == "3.24.3"
+    assert "runtime, kernels" in diag.message
+    assert diag.location.path.endswith("!/probepkg/share/cmake/probepkg-config.cmake")
+
+
+def test_removing_retention_is_reported_for_every_registration_only_component(
+    stripped: list[object],
+) -> None:
+    diags = diagnose(stripped)
+    for version in ("3.24.3", "4.4.5"):
+        reported = {
+            d.subject.component
+            for d in diags
+            if d.code in ("SL501", "SL503") and d.subject.cmake_version == version
+        }
+        assert reported == set(REGISTRATION_ONLY), version
+    named = {(d.subject.cmake_version, d.subject.component) for d in diags if d.code == "SL501"}
+    assert named == {("3.24.3", "extra"), ("4.4.5", "kernels"), ("4.4.5", "extra")}
+    assert not [d for d in diags if d.code in ("SL502", "SL504")]
+
+
+def test_opt_in_in_the_aggregate_is_reported_on_both_routes(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, with_opt_in_in_aggregate(GOOD))
+    diags = diagnose(probe(artifact, cmakes, only={"aggregate:PROBEPKG_LIBRARIES"}))
+    sl502 = [(d.subject.cmake_version, d.subject.component) for d in diags if d.code == "SL502"]
+    assert sorted(sl502) == [("3.24.3", "extra"), ("4.4.5", "extra")]
+
+
+def test_a_consumer_that_does_not_link_reports_step_version_and_tail(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, with_bare_link_name(GOOD))
+    diags = diagnose(probe(artifact, cmakes[1:], only={"target:kernels"}))
+    (diag,) = [d for d in diags if d.code == "SL504"]
+    assert "failed at the build step with CMake 4.4.5, route targets" in diag.message
+    assert "probepkg_missing" in diag.message
+    assert "shiplint-link-probe-" not in diag.message  # the temp dir is spelled <probe>
+
+
+def test_a_config_error_is_reported_at_the_configure_step(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    broken = GOOD.replace("set(probepkg_FOUND TRUE)", 'message(FATAL_ERROR "probepkg is broken")')
+    artifact = package(tmp_path, libraries, broken)
+    diags = diagnose(probe(artifact, cmakes, only={"aggregate:PROBEPKG_LIBRARIES"}))
+    failed = {(d.subject.cmake_version, d.code) for d in diags}
+    assert failed == {("3.24.3", "SL504"), ("4.4.5", "SL504")}
+    assert all("probepkg is broken" in d.message and "configure step" in d.message for d in diags)
+
+
+def test_each_run_reads_the_artifact_afresh(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, GOOD)
+    only = {"target:kernels"}
+    assert diagnose(probe(artifact, cmakes[1:], only=only)) == []
+    config = artifact / "probepkg" / "share" / "cmake" / "probepkg-config.cmake"
+    config.write_text(strip_retention(GOOD), encoding="utf-8")
+    assert [d.code for d in diagnose(probe(artifact, cmakes[1:], only=only))] == ["SL501"]
+
+
+def test_nothing_is_left_behind(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    artifact = package(tmp_path / "artifact", libraries, GOOD)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    probe(artifact, cmakes[1:], only={"target:kernels"})
+    assert list(scratch.iterdir()) == []
+
+
+def test_no_compiler_is_a_diagnostic_not_a_skip(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    artifact = package(tmp_path / "artifact", libraries, GOOD)
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    (diag,) = diagnose(probe(artifact, cmakes))
+    assert diag.code == "SL505"
+    assert "no C++ compiler" in diag.message
+
+
+@pytest.mark.parametrize("configured", [(), ("/nonexistent/cmake",)])
+def test_no_cmake_is_a_diagnostic_not_a_skip(
+    tmp_path: Path, libraries: Path, configured: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, GOOD)
+    (diag,) = diagnose(probe(artifact, configured))
+    assert diag.code == "SL505"
+    assert "CMake" in diag.message
+
+
+def test_an_artifact_without_its_config_is_a_diagnostic(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, GOOD)
+    os.remove(artifact / "probepkg" / "share" / "cmake" / "probepkg-config.cmake")
+    (diag,) = diagnose(probe(artifact, cmakes))
+    assert diag.code == "SL505"
+    assert "no probepkg config in probepkg/share/cmake" in diag.message
+
+
+def test_an_artifact_with_nothing_to_link_says_so(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, GOOD)
+    for lib in (artifact / "probepkg" / "lib").iterdir():
+        lib.unlink()
+    (diag,) = diagnose(probe(artifact, cmakes))
+    assert (diag.code, diag.severity.value) == ("SL506", "info")
+    assert "ships none of the manifest's libraries" in diag.message
+
+
+def test_consumer_kinds_cover_every_route(good: list[object]) -> None:
+    kinds = {(b.context.route, b.consumer.kind) for b in builds(good).values()}
+    assert ("paths", ConsumerKind.TARGET) not in kinds
+    assert ("targets", ConsumerKind.TARGET) in kinds
+    assert ("paths", ConsumerKind.VARIABLE) in kinds
+    assert ("paths", ConsumerKind.AGGREGATE) in kinds
