@@ -63,8 +63,11 @@ def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress
 def _binary_models(
     tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[object]:
-    """Issue 3: the artifact's listing and the binaries the rules need."""
-    return []
+    """Issue 3: the artifact's listing and the binaries the rules need (one ArtifactModel)."""
+    from linter.artifacts.collect import collect_artifact
+
+    progress.step(f"reading the binaries of {tree.label}")
+    return [collect_artifact(tree, manifest)]
 
 
 def _config_artifact_models(
