@@ -19,9 +19,11 @@ def reporter(name: str) -> Reporter:
         from linter.report.sarif import render
     elif name == "github":
         from linter.report.github import render
+    elif name == "markdown":
+        from linter.report.markdown import render
     else:
         raise KeyError(name)
     return render
 
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "markdown")

@@ -1,0 +1,1 @@
+int acme_version() { return 1; }

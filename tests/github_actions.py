@@ -1,0 +1,144 @@
+"""Run a composite action's steps the way the GitHub runner does, on this machine.
+
+Just enough of the runner to exercise `action.yml` for real: `${{ }}` expressions
+for inputs (with their defaults), `github.*`, `runner.*` and step outputs;
+each `run:` step in `bash --noprofile --norc -eo pipefail` with its `env:`, a
+fresh GITHUB_OUTPUT file per step, one GITHUB_STEP_SUMMARY for the job, and the
+workspace as the working directory. An expression it does not know fails the
+test rather than being left in place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+@dataclass
+class ActionRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+    # The id of each step that ran, in order; the last one is where it stopped.
+    steps: list[str] = field(default_factory=list)
+
+
+def load_action(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT syntax: `key=value` lines and `key<<DELIM` ... `DELIM` blocks."""
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delimiter = line.split("<<", 1)
+            end = lines.index(delimiter, i + 1)
+            out[key] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+            continue
+        if line:
+            key, _, value = line.partition("=")
+            out[key] = value
+        i += 1
+    return out
+
+
+def run_action(
+    action_dir: Path,
+    workspace: Path,
+    runner_temp: Path,
+    inputs: dict[str, str],
+    *,
+    extra_env: dict[str, str] | None = None,
+) -> ActionRun:
+    action = load_action(action_dir / "action.yml")
+    declared = action.get("inputs", {})
+    unknown = set(inputs) - set(declared)
+    assert not unknown, f"inputs the action does not declare: {unknown}"
+    values = {name: str(spec.get("default", "")) for name, spec in declared.items()}
+    values.update(inputs)
+    summary = runner_temp / "step-summary.md"
+    summary.touch()
+    context: dict[str, str] = {
+        "github.action_path": str(action_dir),
+        "github.workspace": str(workspace),
+        "runner.temp": str(runner_temp),
+        **{f"inputs.{k}": v for k, v in values.items()},
+    }
+    base_env = {
+        "PATH": os.environ["PATH"],
+        "HOME": os.environ.get("HOME", str(runner_temp)),
+        "LANG": "C.UTF-8",
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_ACTION_PATH": str(action_dir),
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "RUNNER_TEMP": str(runner_temp),
+        **(extra_env or {}),
+    }
+    stdout, stderr, ran = [], [], []
+    returncode = 0
+    for index, step in enumerate(action["runs"]["steps"]):
+        step_id = step.get("id", f"step{index}")
+        ran.append(step_id)
+        output_file = runner_temp / f"output-{step_id}"
+        output_file.write_text("")
+        env = {
+            **base_env,
+            "GITHUB_OUTPUT": str(output_file),
+            **{k: substitute(str(v), context) for k, v in step.get("env", {}).items()},
+        }
+        script = runner_temp / f"step-{step_id}.sh"
+        script.write_text(substitute(step["run"], context), encoding="utf-8")
+        assert step.get("shell") == "bash", "every step names its shell"
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        stdout.append(done.stdout)
+        stderr.append(done.stderr)
+        for key, value in parse_output_file(output_file.read_text()).items():
+            context[f"steps.{step_id}.outputs.{key}"] = value
+        if done.returncode != 0:
+            returncode = done.returncode
+            break
+    outputs = {
+        name: substitute(str(spec["value"]), context, missing="")
+        for name, spec in action.get("outputs", {}).items()
+    }
+    return ActionRun(
+        returncode, "".join(stdout), "".join(stderr), outputs, summary.read_text(), ran
+    )
+
+
+def substitute(text: str, context: dict[str, str], missing: str | None = None) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in context:
+            return context[name]
+        # A step output that was never set is empty, as on GitHub.
+        if missing is not None and name.startswith("steps."):
+            return missing
+        raise AssertionError(f"expression the simulated runner does not know: {name}")
+
+    return EXPRESSION.sub(value, text)

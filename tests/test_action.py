@@ -1,0 +1,159 @@
+"""The GitHub Action (action.yml + action/*.sh), run step by step in a simulated runner.
+
+The install step really builds shiplint from a snapshot of this working tree into
+a private virtual environment (once per session: RUNNER_TEMP is shared, as it is
+across the steps of one job); the check step really runs it. Every expectation
+about counts is checked against the same run made in-process with the CLI.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from linter.cli import main as cli_main
+from tests.github_actions import ActionRun, load_action, run_action
+from tests.repo_snapshot import REPO, snapshot
+
+ACME = REPO / "tests" / "data" / "projects" / "acme"
+SARIF_SCHEMA = REPO / "tests" / "data" / "sarif-schema-2.1.0.json"
+
+
+@pytest.fixture(scope="session")
+def action_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("action")
+    snapshot(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def runner_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("runner-temp")
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    shutil.copytree(ACME, path)
+    return path
+
+
+def run(action_dir: Path, workspace: Path, runner_temp: Path, **inputs: str) -> ActionRun:
+    result = run_action(action_dir, workspace, runner_temp, inputs)
+    # Each run gets its own summary file, as each job does on GitHub.
+    (runner_temp / "step-summary.md").unlink()
+    return result
+
+
+def direct(workspace: Path, *args: str) -> dict[str, Any]:
+    """The same check made in-process: the oracle for the Action's outputs."""
+    out = workspace.parent / "direct.json"
+    with redirect_stdout(io.StringIO()):
+        code = cli_main(
+            ["check", "--root", str(workspace), "--format", "json", "--output", str(out), *args]
+        )
+    assert code in (0, 1)
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+def annotation_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if re.match(r"^::(error|warning|notice) ", line)]
+
+
+def sarif_results(path: str) -> list[dict[str, Any]]:
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(document))
+    assert not errors, errors[0].message
+    return list(document["runs"][0]["results"])
+
+
+def test_action_definition_is_wired() -> None:
+    action = load_action(REPO / "action.yml")
+    assert action["runs"]["using"] == "composite"
+    declared = set(action["inputs"])
+    text = (REPO / "action.yml").read_text(encoding="utf-8")
+    used = set(re.findall(r"\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}", text))
+    assert used == declared, "every input is used, and only declared inputs are"
+    for step in action["runs"]["steps"]:
+        # Inputs reach scripts through env only: spliced into `run:` they would be code.
+        assert "${{" not in step["run"], step["name"]
+        script = re.search(r"action/[a-z]+\.sh", step["run"])
+        assert script and (REPO / script.group(0)).is_file()
+    ids = {step.get("id") for step in action["runs"]["steps"]}
+    for name, spec in action["outputs"].items():
+        match = re.fullmatch(r"\$\{\{ steps\.([a-z]+)\.outputs\.([a-z-]+) \}\}", spec["value"])
+        assert match and match.group(1) in ids and match.group(2) == name
+
+
+def test_clean_project_passes(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
+    result = run(action_dir, workspace, runner_temp)
+    assert result.returncode == 0, result.stderr
+    assert result.steps == ["install", "check"]
+    assert result.outputs["verdict"] == "passed"
+    assert {k: result.outputs[k] for k in ("errors", "warnings", "infos", "waived", "failing")} == {
+        "errors": "0",
+        "warnings": "0",
+        "infos": "0",
+        "waived": "0",
+        "failing": "0",
+    }
+    assert direct(workspace)["summary"]["passed"] is True
+    assert "shiplint: passed" in result.stdout  # the text report in the log
+    assert annotation_lines(result.stdout) == []
+    assert result.summary.startswith("## :white_check_mark: shiplint passed")
+    assert "No findings." in result.summary
+    assert all(result.outputs.values()), f"outputs left unset: {result.outputs}"
+    assert result.outputs["sarif-file"] == str(runner_temp / "shiplint.sarif")
+    assert sarif_results(result.outputs["sarif-file"]) == []
+    # Nothing was written into the workspace.
+    assert sorted(p.name for p in workspace.iterdir()) == sorted(p.name for p in ACME.iterdir())
+
+
+def test_broken_manifest_is_an_error_not_a_pass(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    manifest = workspace / "shiplint.yaml"
+    manifest.write_text(manifest.read_text() + "colour: blue\n")
+    result = run(action_dir, workspace, runner_temp)
+    assert result.returncode == 2
+    assert result.outputs["verdict"] == "error"
+    line = next(x for x in result.stdout.splitlines() if x.startswith("::error"))
+    assert line.startswith("::error title=shiplint could not check::")
+    assert "shiplint.yaml:" in line and "unknown key 'colour'" in line
+    assert "## :warning: shiplint could not check" in result.summary
+    assert "unknown key 'colour'" in result.summary
+
+
+def test_unmatched_artifact_glob_fails(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    result = run(action_dir, workspace, runner_temp, artifacts="dist/*.whl", sources="false")
+    assert result.returncode == 2
+    assert result.outputs["verdict"] == "error"
+    assert "artifacts: 'dist/*.whl' matches no file" in result.stdout
+
+
+def test_inputs_stay_data(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
+    hostile = 'x"; touch pwned; echo "$(touch pwned2)'
+    result = run(action_dir, workspace, runner_temp, manifest=hostile, args="$(touch pwned3)")
+    assert result.returncode == 2
+    assert not any(workspace.glob("pwned*"))
+    assert result.outputs["verdict"] == "error"
+
+
+def test_bad_input_values_are_reported(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    result = run(action_dir, workspace, runner_temp, **{"fail-on": "sometimes"})
+    assert result.returncode == 2
+    assert "input fail-on: expected error, warning, info or none, got 'sometimes'" in result.stdout
