@@ -18,20 +18,13 @@ from pathlib import Path
 import pytest
 
 from linter.diagnostics import Diagnostic
-from linter.manifest.model import (
-    Aggregate,
-    Carries,
-    CMakePackage,
-    Component,
-    ComponentVariable,
-    LibraryKind,
-    Manifest,
-)
-from tests.builders import ROUTES, library, manifest
+from linter.manifest.load import load_manifest
+from linter.manifest.model import Manifest
 from tests.material import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "probepkg"
 CONFIG = FIXTURE / "probepkg-config.cmake"
+MANIFEST_FILE = FIXTURE / "shiplint.yaml"
 LIBRARIES = {
     "probepkg": "runtime.cpp",
     "probepkg_kernels": "kernels.cpp",
@@ -73,42 +66,8 @@ def make_package(libraries: Path, dest: Path, config_text: str | None = None) ->
 
 
 def probepkg_manifest() -> Manifest:
-    return manifest(
-        libraries=(
-            library(
-                "probepkg", LibraryKind.RUNTIME, components=("runtime",), directory="probepkg/lib"
-            ),
-            library(
-                "probepkg_kernels",
-                components=("kernels",),
-                directory="probepkg/lib",
-                registers_statically=True,
-            ),
-            library(
-                "probepkg_extra",
-                components=("extra",),
-                directory="probepkg/lib",
-                registers_statically=True,
-            ),
-        ),
-        components=(
-            Component("runtime", False, None),
-            Component("kernels", False, None),
-            Component("extra", True, "opt-in: held out of PROBEPKG_LIBRARIES"),
-        ),
-        aggregates=(Aggregate("PROBEPKG_LIBRARIES", Carries(excluded=("extra",)), ()),),
-        component_variables=(ComponentVariable("PROBEPKG_EXTRA_LIBRARY", "extra", ()),),
-        cmake=CMakePackage(
-            package="probepkg",
-            namespace="probepkg::",
-            installed_config_dirs=("probepkg/share/cmake",),
-            config_source=None,
-            config_source_extras=(),
-            routes=ROUTES,
-            package_root="probepkg",
-            required_dirs=("include",),
-        ),
-    )
+    """The package's manifest (tests/fixtures/probepkg/shiplint.yaml), through the real loader."""
+    return load_manifest(MANIFEST_FILE, "tests/fixtures/probepkg/shiplint.yaml")
 
 
 _TARGET_RETENTION = re.compile(r'\s*"LINKER:--push-state,--no-as-needed,[^"]*,--pop-state"')
@@ -147,4 +106,3 @@ def render(diagnostics: list[Diagnostic]) -> list[str]:
     return [
         f"{d.location.render()}: {d.code} [{d.severity.value}] {d.message}" for d in diagnostics
     ]
-

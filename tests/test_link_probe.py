@@ -7,6 +7,7 @@ targets, wrapped paths) and 4.4.5 (imported targets with retention options).
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from linter.artifacts.archive import open_artifact
+from linter.cli import main
 from linter.diagnostics import Diagnostic
 from linter.engine import Selection, lint
 from linter.link_probe.model import ConsumerBuild, ConsumerKind
@@ -22,6 +24,7 @@ from linter.link_probe.probe import ProbeOptions, probe_artifact
 from linter.manifest.model import Manifest
 from tests.link_probe_support import (
     CONFIG,
+    MANIFEST_FILE,
     REGISTRATION_ONLY,
     compile_libraries,
     make_package,
@@ -238,3 +241,20 @@ def test_consumer_kinds_cover_every_route(good: list[object]) -> None:
     assert ("targets", ConsumerKind.TARGET) in kinds
     assert ("paths", ConsumerKind.VARIABLE) in kinds
     assert ("paths", ConsumerKind.AGGREGATE) in kinds
+
+
+def test_cli_runs_the_probe_only_when_asked(
+    tmp_path: Path,
+    libraries: Path,
+    cmakes: tuple[str, ...],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    artifact = package(tmp_path / "artifact", libraries, strip_retention(GOOD))
+    argv = ["check", "--root", str(tmp_path), "--no-sources", "--manifest", str(MANIFEST_FILE)]
+    argv += [f"--cmake={c}" for c in cmakes]
+    argv += ["--select", "SL5", "--format", "json", str(artifact)]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+    assert main([*argv, "--link-probe"]) == 1
+    codes = {d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]}
+    assert codes == {"SL501", "SL503", "SL506"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linter.link_probe.model import Consumer, ConsumerKind
-from linter.manifest.model import Manifest
+from linter.manifest.model import CMakeRoute, Manifest
 
 MAIN_CPP = "int main() { return 0; }\n"
 # Files the discovery project writes into its build directory.
@@ -44,30 +44,33 @@ def shipped_components(manifest: Manifest, shipped_libraries: Iterable[str]) -> 
 
 
 def plan(
-    manifest: Manifest, route: str | None, targets: tuple[str, ...], shipped: tuple[str, ...]
+    manifest: Manifest, route: CMakeRoute | None, targets: tuple[str, ...], shipped: tuple[str, ...]
 ) -> Plan:
     """The consumers for one CMake, given the component targets its discovery run saw.
 
-    A route that defines any component target is a targets route: every shipped
-    component is asked for by target there, so a missing one fails loudly at
-    configure. A route that defines none (ExecuTorch below 3.28) is asked only
-    through the component variables the manifest documents for it.
+    On a route the manifest says has imported targets, every shipped component is
+    asked for by target, so a missing one fails loudly at configure. On a route
+    without them by design (ExecuTorch below 3.28) components are asked for only
+    through the component variables the manifest documents for it. A CMake no
+    route covers is judged by what its discovery run defined.
     """
     consumers: list[Consumer] = []
     named: set[str] = set()
-    if targets:
+    with_targets = route.imported_targets if route is not None else bool(targets)
+    name = route.name if route is not None else None
+    if with_targets:
         for component in shipped:
             target = manifest.target_name(component)
             consumers.append(Consumer(ConsumerKind.TARGET, component=component, target=target))
             named.add(component)
     for cv in manifest.component_variables:
-        if cv.component in shipped and _applies(cv.routes, route):
+        if cv.component in shipped and _applies(cv.routes, name):
             consumers.append(
                 Consumer(ConsumerKind.VARIABLE, component=cv.component, variable=cv.variable)
             )
             named.add(cv.component)
     for aggregate in manifest.aggregates:
-        if _applies(aggregate.routes, route):
+        if _applies(aggregate.routes, name):
             consumers.append(Consumer(ConsumerKind.AGGREGATE, variable=aggregate.variable))
     unnamed = tuple(c for c in shipped if c not in named)
     return Plan(tuple(consumers), unnamed)

@@ -179,7 +179,7 @@ class _Session:
         targets_file = discovered / cons.TARGETS_FILE
         targets = tuple(t for t in targets_file.read_text(encoding="utf-8").split(";") if t)
         shipped = cons.shipped_components(self.manifest, self.layout.shipped_names)
-        plan = cons.plan(self.manifest, context.route, targets, shipped)
+        plan = cons.plan(self.manifest, route, targets, shipped)
         models: list[object] = []
         for consumer in plan.consumers:
             if options.only is None or consumer.key in options.only:
@@ -262,11 +262,11 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 
 def _unnamed(context: ProbeContext, components: Sequence[str], manifest: Manifest) -> NotProbed:
-    route = context.route or "no route"
+    route = f"route {context.route}" if context.route else "no route"
     detail = (
-        f"with CMake {context.cmake_version} ({route}) the config defines no "
-        f"{manifest.cmake.namespace}<component> target and the manifest names no component "
-        f"variable for {', '.join(components)}; they are probed only through the aggregates"
+        f"with CMake {context.cmake_version} ({route}) no consumer can ask for "
+        f"{', '.join(components)} by name: the route has no imported targets and the "
+        "manifest names no component variable there; they are probed only through the aggregates"
     )
     return NotProbed(
         artifact=context.artifact,
