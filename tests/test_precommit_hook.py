@@ -1,0 +1,179 @@
+"""The pre-commit hooks, run by the real `pre-commit` against throwaway git repositories.
+
+pre-commit installs the hook repository from a git commit, so the working tree
+under test is snapshotted and committed in a temporary directory first. The
+hook's environment is built once per session (PRE_COMMIT_HOME is shared), except
+for `try-repo`, which always builds its own: it runs once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.repo_snapshot import REPO, commit_all, snapshot
+
+ACME = REPO / "tests" / "data" / "projects" / "acme"
+HOOKS = REPO / ".pre-commit-hooks.yaml"
+
+
+def hooks() -> dict[str, dict[str, Any]]:
+    return {hook["id"]: hook for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
+
+
+@dataclass(frozen=True)
+class HookRepo:
+    path: Path
+    rev: str
+    home: Path
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+    path = tmp_path_factory.mktemp("hook-repo")
+    rev = snapshot(path)
+    return HookRepo(path, rev, tmp_path_factory.mktemp("pre-commit-home"))
+
+
+def project(tmp_path: Path, hook: HookRepo, hook_ids: tuple[str, ...] = ("shiplint",)) -> Path:
+    """A fresh git repository: the acme project and a config pointing at the hook repo."""
+    path = tmp_path / "project"
+    shutil.copytree(ACME, path)
+    config = {
+        "repos": [{"repo": str(hook.path), "rev": hook.rev, "hooks": [{"id": i} for i in hook_ids]}]
+    }
+    (path / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    commit_all(path, "project")
+    return path
+
+
+def pre_commit(cwd: Path, hook: HookRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(hook.home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("SHIPLINT_DEBUG", None)
+    return subprocess.run(
+        ["pre-commit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+# Paths relative to the repository root, as pre-commit matches them.
+TRIGGER = [
+    "CMakeLists.txt",
+    "runtime/kernels/CMakeLists.txt",
+    "tools/cmake/executorch-config.cmake",
+    "tools/cmake/executorch-config.cmake.in",
+    "cmake/Utils.cmake",
+    "shiplint.yaml",
+    "packaging/shiplint.yml",
+    "pyproject.toml",
+    "setup.py",
+    "CMakePresets.json",
+    "CMakeUserPresets.json",
+]
+NO_TRIGGER = [
+    "src/acme.cpp",
+    "README.md",
+    "CMakeLists.txt.orig",
+    "docs/cmake.md",
+    "cmake/README",
+    "tools/cmake/notes.cmake.txt",
+    "myshiplint.yaml",
+    "shiplint.yaml.bak",
+    "pyproject.toml.orig",
+    "tests/setup.pyc",
+    "mysetup.py",
+    "dist/acme-1.0-py3-none-any.whl",
+]
+
+
+@pytest.mark.parametrize("path", TRIGGER)
+def test_source_hook_files_pattern_triggers(path: str) -> None:
+    # pre-commit matches `files` with re.search on the repo-relative path.
+    assert re.search(hooks()["shiplint"]["files"], path)
+
+
+@pytest.mark.parametrize("path", NO_TRIGGER)
+def test_source_hook_files_pattern_ignores(path: str) -> None:
+    assert not re.search(hooks()["shiplint"]["files"], path)
+
+
+@pytest.mark.parametrize(
+    ("path", "triggers"),
+    [
+        ("dist/acme-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", True),
+        ("dist/acme-1.0.tar.gz", True),
+        ("install.zip", True),
+        ("dist/acme-1.0.whl.sha256", False),
+        ("CMakeLists.txt", False),
+    ],
+)
+def test_artifact_hook_files_pattern(path: str, triggers: bool) -> None:
+    assert bool(re.search(hooks()["shiplint-artifacts"]["files"], path)) is triggers
+
+
+def test_hook_definitions() -> None:
+    source, artifacts = hooks()["shiplint"], hooks()["shiplint-artifacts"]
+    # The source check reads the whole tree: file names only decide whether it runs.
+    assert (source["language"], source["pass_filenames"], source["require_serial"]) == (
+        "python",
+        False,
+        True,
+    )
+    assert "stages" not in source
+    # Artifacts are passed by name, all to one run, and only when asked for.
+    assert (artifacts["language"], artifacts["pass_filenames"], artifacts["require_serial"]) == (
+        "python",
+        True,
+        True,
+    )
+    assert artifacts["stages"] == ["manual"]
+    assert "--no-sources" in artifacts["entry"].split()
+
+
+def test_good_project_passes(tmp_path: Path, hook_repo: HookRepo) -> None:
+    repo = project(tmp_path, hook_repo)
+    done = pre_commit(repo, hook_repo, "run", "--all-files")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^shiplint \(sources\)\.+Passed$", done.stdout, re.M), done.stdout
+
+
+def test_only_relevant_changes_run_the_hook(tmp_path: Path, hook_repo: HookRepo) -> None:
+    repo = project(tmp_path, hook_repo)
+    skipped = pre_commit(repo, hook_repo, "run", "--files", "src/acme.cpp")
+    assert skipped.returncode == 0
+    assert re.search(r"^shiplint \(sources\)\.+\(no files to check\)Skipped$", skipped.stdout, re.M)
+    ran = pre_commit(repo, hook_repo, "run", "--files", "CMakeLists.txt")
+    assert re.search(r"^shiplint \(sources\)\.+Passed$", ran.stdout, re.M), ran.stdout
+
+
+def test_broken_manifest_fails_with_its_position(tmp_path: Path, hook_repo: HookRepo) -> None:
+    repo = project(tmp_path, hook_repo)
+    manifest = repo / "shiplint.yaml"
+    manifest.write_text(manifest.read_text().replace("kind: runtime", "kind: runtim"))
+    commit_all(repo, "typo")
+    done = pre_commit(repo, hook_repo, "run", "--all-files")
+    assert done.returncode == 1
+    assert "- exit code: 2" in done.stdout
+    assert re.search(r"shiplint: error: shiplint\.yaml:\d+:\d+: .*runtim", done.stdout), done.stdout
+
+
+def test_try_repo_fails_on_a_broken_project(tmp_path: Path, hook_repo: HookRepo) -> None:
+    repo = project(tmp_path, hook_repo)
+    (repo / "shiplint.yaml").write_text("version: 1\n")
+    commit_all(repo, "empty manifest")
+    done = pre_commit(repo, hook_repo, "try-repo", str(hook_repo.path), "shiplint", "--all-files")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"^shiplint \(sources\)\.+Failed$", done.stdout, re.M)
+    assert "shiplint.yaml:1:1:" in done.stdout
