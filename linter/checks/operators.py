@@ -196,7 +196,7 @@ def unexpected_registry_copy(manifest: Manifest, model: OperatorRegistrations) -
             if expected:
                 if lib.library in expected:
                     continue
-                because = f"the manifest gives it to {', '.join(sorted(expected))}"
+                because = f"the manifest expects it only in {', '.join(sorted(expected))}"
             else:
                 others = [o.label for o in owners if o is not lib]
                 if not others:
@@ -204,8 +204,8 @@ def unexpected_registry_copy(manifest: Manifest, model: OperatorRegistrations) -
                 because = f"{', '.join(others)} carry another copy"
             yield Finding(
                 message=(
-                    f"{lib.label} strongly defines the {registry.name} registry "
-                    f"({', '.join(registry.symbols)}), a registry of its own; {because}"
+                    f"{lib.label} strongly defines {', '.join(registry.symbols)}: it carries "
+                    f"its own copy of the {registry.name} registry; {because}"
                 ),
                 location=_location(model, lib),
                 subject=_subject(model, lib),
