@@ -330,7 +330,7 @@ def absent_component_request_accepted(
             continue
         call = f"find_package({package} COMPONENTS {request.component} REQUIRED)"
         said = " ".join(t for t in (request.message, request.fatal) if t)
-        if request.found:
+        if not request.refused:
             problem = "succeeds"
         elif request.component not in said:
             problem = f"fails without naming the component (message: {said or 'none'})"
@@ -353,7 +353,7 @@ def present_component_request_refused(
         return
     package = manifest.cmake.package
     for request in ev.requests:
-        if not request.shipped or request.found:
+        if not request.shipped or not request.refused:
             continue
         said = " ".join(t for t in (request.message, request.fatal) if t) or "no message"
         yield Finding(

@@ -88,6 +88,11 @@ class ComponentRequest:
     # A FATAL_ERROR/SEND_ERROR the config raised while answering (recorded, not fatal).
     fatal: str | None = None
 
+    @property
+    def refused(self) -> bool:
+        """A REQUIRED request would fail: not found, or the config raised an error."""
+        return not self.found or self.fatal is not None
+
 
 @dataclass(frozen=True)
 class ShippedLibrary:

@@ -1,0 +1,220 @@
+"""The probe against tiny real configs with real CMake: data read back, failures, safety."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from linter.artifacts.archive import open_artifact
+from linter.cmake_eval import evaluate_artifact
+from linter.cmake_eval.model import ConfigEvaluation, MissingConfig
+from linter.cmake_eval.results import cmake_list
+from linter.engine import Selection, lint
+from linter.manifest.model import Component, LibraryKind, Manifest
+from linter.platforms import Platform
+from tests.builders import library, manifest
+from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
+
+LINUX = Platform("linux", "x86_64")
+
+
+def _manifest(**extra: object) -> Manifest:
+    return manifest(
+        libraries=(library("pkg", LibraryKind.RUNTIME, components=("runtime",)),),
+        components=(Component("runtime", False, None),),
+        **extra,
+    )
+
+
+def _package(tmp_path: Path, config: str) -> Path:
+    root = tmp_path / "pkg-1.0"
+    (root / "pkg" / "share" / "cmake").mkdir(parents=True)
+    (root / "pkg" / "lib").mkdir(parents=True)
+    (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
+    (root / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_text(config, encoding="utf-8")
+    return root
+
+
+def _evaluate(
+    tmp_path: Path,
+    config: str,
+    *,
+    versions: tuple[str, ...] = (NEW_CMAKE_VERSION,),
+    platform: Platform = LINUX,
+    timeout: float = 60.0,
+    the_manifest: Manifest | None = None,
+) -> list[ConfigEvaluation]:
+    tree = open_artifact(_package(tmp_path, config))
+    binaries = [str(cmake(v)) for v in versions]
+    models = evaluate_artifact(tree, platform, the_manifest or _manifest(), binaries, timeout)
+    return [m for m in models if isinstance(m, ConfigEvaluation)]
+
+
+TRICKY = 'a "quoted" \\back\\slash\ttab\nnew line'
+
+
+@pytest.mark.parametrize("version", [OLD_CMAKE_VERSION, NEW_CMAKE_VERSION])
+def test_values_come_back_exactly_as_cmake_holds_them(tmp_path: Path, version: str) -> None:
+    from linter.manifest.model import Aggregate, Carries
+
+    config = (
+        "set(pkg_FOUND TRUE)\n"
+        f"set(PKG_LIBRARIES [=[{TRICKY}]=] [[${{CMAKE_CURRENT_LIST_DIR}}/../../lib/libpkg.so]])\n"
+        'set(PKG_LIBRARIES "${PKG_LIBRARIES};${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n'
+    )
+    the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
+    (ev,) = _evaluate(tmp_path, config, versions=(version,), the_manifest=the_manifest)
+    assert ev.failure is None and ev.found
+    (aggregate,) = ev.aggregates
+    raws = [e.raw for e in aggregate.entries]
+    # The bracket argument is not expanded; the quoted one is, and maps back to a member.
+    assert raws == [TRICKY, "${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so", "pkg/lib/libpkg.so"]
+    assert aggregate.entries[2].component == "runtime"
+    assert ev.cmake_version == version
+
+
+def test_cmake_list_splitting_keeps_escaped_semicolons_and_genexes() -> None:
+    assert cmake_list("a;b\\;c;;$<$<CONFIG:Debug>:x;y>;d") == (
+        "a",
+        "b;c",
+        "$<$<CONFIG:Debug>:x;y>",
+        "d",
+    )
+
+
+def test_imported_targets_and_their_properties_are_read(tmp_path: Path) -> None:
+    config = (
+        "set(pkg_FOUND TRUE)\n"
+        "add_library(pkg::runtime SHARED IMPORTED)\n"
+        "set_target_properties(pkg::runtime PROPERTIES IMPORTED_CONFIGURATIONS RELEASE\n"
+        '  IMPORTED_LOCATION_RELEASE "${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so"\n'
+        '  INTERFACE_LINK_LIBRARIES "m;dl"\n'
+        '  INTERFACE_LINK_OPTIONS "LINKER:--push-state,--no-as-needed,'
+        '${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so,--pop-state")\n'
+    )
+    (ev,) = _evaluate(tmp_path, config)
+    (target,) = ev.targets
+    assert target.name == "pkg::runtime" and target.component == "runtime"
+    assert target.location == "pkg/lib/libpkg.so"
+    assert target.link_libraries == ("m", "dl")
+    assert target.link_options == (
+        "LINKER:--push-state,--no-as-needed,pkg/lib/libpkg.so,--pop-state",
+    )
+
+
+def test_another_platform_is_evaluated_as_that_platform(tmp_path: Path) -> None:
+    from linter.manifest.model import Aggregate, Carries
+
+    config = (
+        'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_SYSTEM_NAME}" "${APPLE}" "${WIN32}")\n'
+    )
+    the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
+    for platform, expected in (
+        (Platform("macos", "aarch64"), ["Darwin", "1"]),
+        (Platform("windows", "x86_64"), ["Windows", "1"]),
+    ):
+        (ev,) = _evaluate(
+            tmp_path / platform.os, config, platform=platform, the_manifest=the_manifest
+        )
+        assert [e.raw for e in ev.aggregates[0].entries] == expected
+
+
+def test_a_config_error_is_reported_with_cmakes_message_and_location(tmp_path: Path) -> None:
+    config = 'set(pkg_FOUND TRUE)\n\nmessage(FATAL_ERROR "pkg: the runtime is broken")\n'
+    (ev,) = _evaluate(tmp_path, config)
+    assert ev.failure is not None and ev.failure.kind == "error"
+    assert ev.failure.message == "pkg: the runtime is broken"
+    assert ev.failure.location.render() == "pkg-1.0!/pkg/share/cmake/pkg-config.cmake:3"
+    (diagnostic,) = lint(_manifest(), [ev], Selection(select=("SL1",)))
+    assert diagnostic.code == "SL111"
+    assert "pkg: the runtime is broken" in diagnostic.message
+    assert NEW_CMAKE_VERSION in diagnostic.message
+
+
+def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
+    (ev,) = _evaluate(tmp_path, "set(pkg_FOUND TRUE)\nset(oops\n")
+    assert ev.failure is not None
+    assert ev.failure.location.path == "pkg-1.0!/pkg/share/cmake/pkg-config.cmake"
+    assert ev.failure.location.line is not None
+
+
+def test_a_hanging_config_is_stopped_and_reported(tmp_path: Path) -> None:
+    config = "execute_process(COMMAND sleep 120)\nset(pkg_FOUND TRUE)\n"
+    start = time.monotonic()
+    (ev,) = _evaluate(tmp_path, config, timeout=2.0)
+    assert time.monotonic() - start < 30
+    assert ev.failure is not None and ev.failure.kind == "timeout"
+    (diagnostic,) = lint(_manifest(), [ev], Selection(select=("SL1",)))
+    assert diagnostic.code == "SL111" and "time limit" in diagnostic.message
+
+
+def test_the_config_runs_in_a_reduced_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linter.manifest.model import Aggregate, Carries
+
+    monkeypatch.setenv("SHIPLINT_TEST_SECRET", "do-not-leak")
+    config = (
+        "set(pkg_FOUND TRUE)\n"
+        'set(PKG_LIBRARIES "$ENV{HOME}" "$ENV{TMPDIR}" "x$ENV{SHIPLINT_TEST_SECRET}")\n'
+        'file(WRITE "$ENV{HOME}/written-by-config" "x")\n'
+    )
+    the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
+    (ev,) = _evaluate(tmp_path, config, the_manifest=the_manifest)
+    home, tmp, secret = (e.raw for e in ev.aggregates[0].entries)
+    assert "shiplint-cmake-" in home and home != str(Path.home())
+    assert tmp.startswith(home.rsplit("/", 1)[0])
+    assert secret == "x"
+    # The temporary directory, and what the config wrote there, is gone.
+    assert not Path(home).exists()
+
+
+def test_component_requests_are_answered_in_one_run_even_when_the_config_aborts(
+    tmp_path: Path,
+) -> None:
+    config = (
+        "set(pkg_FOUND TRUE)\n"
+        "foreach(c IN LISTS pkg_FIND_COMPONENTS)\n"
+        '  if(NOT c STREQUAL "runtime")\n'
+        '    message(FATAL_ERROR "pkg has no ${c}")\n'
+        "  endif()\n"
+        "endforeach()\n"
+    )
+    (ev,) = _evaluate(tmp_path, config)
+    assert ev.failure is None
+    requests = {r.component: r for r in ev.requests}
+    assert requests["runtime"].found and requests["runtime"].fatal is None
+    absent = requests["shiplint_absent_component"]
+    assert absent.fatal == "pkg has no shiplint_absent_component"
+    # The config aborted but left pkg_FOUND TRUE: a REQUIRED request would have stopped
+    # with a message naming the component, so SL109 stays quiet.
+    codes = [d.code for d in lint(_manifest(), [ev], Selection(select=("SL1",)))]
+    assert "SL109" not in codes
+
+
+def test_an_unusable_cmake_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    models = evaluate_artifact(tree, LINUX, _manifest(), [str(tmp_path / "no-cmake")], 10)
+    (ev,) = models
+    assert isinstance(ev, ConfigEvaluation) and ev.failure is not None
+    assert ev.failure.kind == "cmake-unusable"
+    assert [d.code for d in lint(_manifest(), models, Selection(select=("SL1",)))] == ["SL111"]
+
+
+def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "empty"
+    (root / "pkg" / "lib").mkdir(parents=True)
+    (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
+    models = evaluate_artifact(open_artifact(root), LINUX, _manifest(), ["cmake"], 10)
+    assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",))]
+    assert [d.code for d in lint(_manifest(), models)] == ["SL114"]
+
+
+def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
+    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    (ev,) = evaluate_artifact(tree, LINUX, replace(_manifest()), ["cmake"], 60)
+    assert isinstance(ev, ConfigEvaluation)
+    assert ev.failure is None and ev.found and ev.cmake == "cmake"
