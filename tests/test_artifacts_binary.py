@@ -210,6 +210,5 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
         "collect_models(request, manifest(), QUIET)\n"
         "import linter.registry, linter.checks.artifacts, linter.artifacts.archive\n"
         "assert 'lief' not in sys.modules, 'lief imported'\n"
-        "assert 'linter.artifacts.binary' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
