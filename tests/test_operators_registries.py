@@ -1,0 +1,97 @@
+"""Registry resolution through NEEDED on hand-built link facts (the loader's choices, statically)."""
+
+from __future__ import annotations
+
+import pytest
+
+from linter.manifest.model import Registry
+from linter.operators.registries import LinkFacts, Resolver, owns, references
+
+MANGLED = "_ZN3pkg7runtime16register_kernelsENS0_4SpanIKNS0_6KernelEEE"
+BASE = "pkg::runtime::register_kernels"
+REGISTRY = Registry("ops", (BASE,))
+
+
+def facts(
+    member: str,
+    *needed: str,
+    runpath: tuple[str, ...] = (),
+    defines: bool = False,
+    imports: bool = False,
+    soname: str | None = None,
+) -> LinkFacts:
+    spellings = frozenset({MANGLED, BASE})
+    return LinkFacts(
+        member=member,
+        soname=soname,
+        needed=needed,
+        runpath=runpath,
+        strong=spellings if defines else frozenset(),
+        imported=spellings if imports else frozenset(),
+    )
+
+
+def test_owner_is_the_first_definition_breadth_first() -> None:
+    resolver = Resolver(
+        [
+            facts("lib/libk.so", "liba.so", "libc.so", imports=True),
+            facts("lib/liba.so", "libb.so"),
+            facts("lib/libb.so", defines=True),  # depth 2
+            facts("lib/libc.so", defines=True),  # depth 1: reached first
+        ]
+    )
+    assert resolver.closure("lib/libk.so") == ("lib/liba.so", "lib/libc.so", "lib/libb.so")
+    assert resolver.owner("lib/libk.so", REGISTRY) == "lib/libc.so"
+    # A library defining the registry itself uses its own copy.
+    assert resolver.owner("lib/libb.so", REGISTRY) == "lib/libb.so"
+
+
+def test_needed_cycles_terminate() -> None:
+    resolver = Resolver([facts("a/liba.so", "libb.so"), facts("a/libb.so", "liba.so")])
+    assert resolver.closure("a/liba.so") == ("a/libb.so",)
+    assert resolver.owner("a/liba.so", REGISTRY) is None
+
+
+def test_runpath_picks_among_same_named_candidates() -> None:
+    binaries = [
+        facts("pkg/ext/plugin.so", "librt.so", runpath=("$ORIGIN/../lib",)),
+        facts("pkg/lib/librt.so"),
+        facts("pkg/other/librt.so"),
+    ]
+    assert Resolver(binaries).resolve("pkg/ext/plugin.so", "librt.so") == "pkg/lib/librt.so"
+    # Without a search path the loader cannot find either: ambiguous is unresolved.
+    bare = [facts("pkg/ext/plugin.so", "librt.so"), *binaries[1:]]
+    assert Resolver(bare).resolve("pkg/ext/plugin.so", "librt.so") is None
+    # ... unless one sits beside the library.
+    beside = [*bare, facts("pkg/ext/librt.so")]
+    assert Resolver(beside).resolve("pkg/ext/plugin.so", "librt.so") == "pkg/ext/librt.so"
+
+
+@pytest.mark.parametrize(
+    "needed, runpath, member",
+    [
+        ("@rpath/librt.dylib", ("@loader_path/../lib",), "pkg/lib/librt.dylib"),
+        ("@loader_path/../lib/librt.dylib", (), "pkg/lib/librt.dylib"),
+        ("RT.DLL", (), "pkg/lib/rt.dll"),  # Windows matches DLL names case-insensitively
+        ("librt.so.1", (), "pkg/lib/librt.so"),  # by SONAME
+    ],
+)
+def test_needed_spellings(needed: str, runpath: tuple[str, ...], member: str) -> None:
+    resolver = Resolver(
+        [facts("pkg/ext/k", needed, runpath=runpath), facts(member, soname="librt.so.1")]
+    )
+    assert resolver.resolve("pkg/ext/k", needed) == member
+
+
+def test_outside_the_artifact_is_unresolved_not_guessed() -> None:
+    resolver = Resolver([facts("lib/libk.so", "libtorch.so", imports=True)])
+    assert resolver.uses("lib/libk.so", [REGISTRY])[0].owner is None
+
+
+@pytest.mark.parametrize("spelling", [BASE, MANGLED])
+def test_registry_named_by_base_or_mangled_name(spelling: str) -> None:
+    registry = Registry("ops", (spelling,))
+    assert owns(facts("l.so", defines=True), registry)
+    assert references(facts("l.so", imports=True), registry)
+    assert not owns(facts("l.so", imports=True), registry)
+    assert not references(facts("l.so"), registry)
