@@ -1,0 +1,176 @@
+"""The link probe on the real ExecuTorch 1.5.1 wheels, with real g++ and CMake 3.24.3 + 4.4.5.
+
+The acceptance of issue 8: a consumer naming kernels_quantized keeps
+libexecutorch_kernels_quantized.so; a consumer of EXECUTORCH_LIBRARIES depends on
+the CPU kernels and not on the quantized ones, on both routes. Everything else the
+probe reports is pinned in tests/golden/link_probe/ and explained in
+docs/findings/link_probe.md. Set SHIPLINT_UPDATE_GOLDEN=1 to rewrite the golden file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from linter.artifacts.archive import open_artifact
+from linter.diagnostics import Diagnostic
+from linter.engine import Selection, lint
+from linter.link_probe.model import ConsumerBuild
+from linter.link_probe.probe import ProbeOptions, probe_artifact
+from linter.manifest.load import load_manifest
+from linter.manifest.model import Manifest
+from tests.link_probe_support import render, strip_retention
+from tests.material import (
+    EXAMPLE_MANIFEST,
+    NEW_CMAKE_VERSION,
+    OLD_CMAKE_VERSION,
+    REPO,
+    cmake,
+    wheel,
+)
+
+GOLDEN = REPO / "tests" / "golden" / "link_probe" / "executorch-1.5.1-manylinux_2_28_x86_64.txt"
+QUANTIZED = "libexecutorch_kernels_quantized.so"
+OPTIMIZED = "libexecutorch_kernels_optimized.so"
+VERSIONS = (OLD_CMAKE_VERSION, NEW_CMAKE_VERSION)
+# The shipped libraries the example manifest marks registers_statically.
+REGISTRATION_ONLY = {
+    "kernels_optimized",
+    "kernels_quantized",
+    "backend_xnnpack",
+    "backend_openvino",
+    "backend_qnn",
+}
+
+
+@pytest.fixture(scope="session")
+def example() -> Manifest:
+    return load_manifest(EXAMPLE_MANIFEST, "examples/executorch/shiplint.yaml")
+
+
+@pytest.fixture(scope="session")
+def options() -> ProbeOptions:
+    return ProbeOptions(cmake=tuple(str(cmake(v)) for v in VERSIONS))
+
+
+def probe(artifact: Path, manifest: Manifest, options: ProbeOptions) -> list[object]:
+    with open_artifact(artifact) as tree:
+        return probe_artifact(tree, tree.platform, manifest, options)
+
+
+def diagnose(models: list[object], manifest: Manifest) -> list[Diagnostic]:
+    return lint(manifest, models, Selection(select=("SL5",)))
+
+
+def needed(models: list[object]) -> dict[tuple[str, str], tuple[str, ...]]:
+    return {
+        (m.context.cmake_version, m.consumer.key): m.needed
+        for m in models
+        if isinstance(m, ConsumerBuild)
+    }
+
+
+@pytest.fixture(scope="session")
+def linux_x86_64(example: Manifest, options: ProbeOptions) -> list[object]:
+    return probe(wheel("1.5.1", "manylinux_2_28_x86_64"), example, options)
+
+
+def test_the_named_quantized_kernels_stay_on_the_link_line(linux_x86_64: list[object]) -> None:
+    found = needed(linux_x86_64)
+    assert QUANTIZED in found[(NEW_CMAKE_VERSION, "target:kernels_quantized")]
+    # The old route has no targets; the documented variable is how a consumer names it.
+    for version in VERSIONS:
+        assert QUANTIZED in found[(version, "variable:EXECUTORCH_QUANTIZED_KERNELS_LIBRARY")]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_aggregate_carries_the_cpu_kernels_and_not_the_quantized(
+    linux_x86_64: list[object], version: str
+) -> None:
+    aggregate = needed(linux_x86_64)[(version, "aggregate:EXECUTORCH_LIBRARIES")]
+    assert OPTIMIZED in aggregate
+    assert QUANTIZED not in aggregate
+
+
+def golden_text(models: list[object], diagnostics: list[Diagnostic]) -> str:
+    lines = ["# diagnostics (--select SL5)", *render(diagnostics), "", "# consumers: NEEDED"]
+    for (version, key), entries in sorted(needed(models).items()):
+        lines.append(f"{version} {key}: {', '.join(entries)}")
+    return "\n".join(lines) + "\n"
+
+
+def test_everything_else_is_pinned(linux_x86_64: list[object], example: Manifest) -> None:
+    text = golden_text(linux_x86_64, diagnose(linux_x86_64, example))
+    if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def _stripped_copy(dest: Path) -> Path:
+    """The wheel's package as an install tree, every config copy without retention."""
+    with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
+        for name in tree.names():
+            keep = name.startswith(("executorch/lib/", "executorch/share/", "executorch/include/"))
+            if not keep:
+                continue
+            data = tree.read(name)
+            if name.endswith("executorch-config.cmake"):
+                data = strip_retention(data.decode("utf-8")).encode("utf-8")
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).write_bytes(data)
+    return dest
+
+
+def test_removing_retention_is_reported_for_every_registration_only_component(
+    tmp_path: Path, example: Manifest, options: ProbeOptions
+) -> None:
+    artifact = _stripped_copy(tmp_path / "executorch-1.5.1-stripped")
+    # Only the consumers that can show a drop: the registration-only targets, the
+    # component variable and the aggregate (keeps this test to a few seconds).
+    only = frozenset(
+        {f"target:{c}" for c in REGISTRATION_ONLY}
+        | {"variable:EXECUTORCH_QUANTIZED_KERNELS_LIBRARY", "aggregate:EXECUTORCH_LIBRARIES"}
+    )
+    models = probe(artifact, example, replace(options, only=only))
+    diagnostics = diagnose(models, example)
+    registration_only = {
+        c
+        for lib in example.libraries
+        if lib.registers_statically and (artifact / "executorch/lib" / f"lib{lib.name}.so").exists()
+        for c in lib.owns.components
+    }
+    assert registration_only == REGISTRATION_ONLY
+    for version in VERSIONS:
+        reported = {
+            d.subject.component
+            for d in diagnostics
+            if d.code in ("SL501", "SL503") and d.subject.cmake_version == version
+        }
+        assert reported == registration_only, version
+    dropped_by_name = {
+        d.subject.component
+        for d in diagnostics
+        if d.code == "SL501" and d.subject.cmake_version == NEW_CMAKE_VERSION
+    }
+    assert dropped_by_name == registration_only
+    assert not [d for d in diagnostics if d.code in ("SL502", "SL504", "SL505")]
+
+
+@pytest.mark.parametrize(
+    ("platform", "expected"),
+    [
+        ("manylinux_2_28_aarch64", "linux-aarch64"),
+        ("macosx_14_0_arm64", "macos-aarch64"),
+        ("win_amd64", "windows-x86_64"),
+    ],
+)
+def test_other_platforms_are_said_not_probed(
+    example: Manifest, options: ProbeOptions, platform: str, expected: str
+) -> None:
+    (diag,) = diagnose(probe(wheel("1.5.1", platform), example, options), example)
+    assert (diag.code, diag.severity.value) == ("SL506", "info")
+    assert f"the artifact is for {expected}" in diag.message
