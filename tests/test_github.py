@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from linter.diagnostics import Location
+from linter.diagnostics import Location, Subject
 from linter.report import reporter
 from linter.report.github import escape_data, escape_property, render
 from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
@@ -111,3 +111,20 @@ def test_hostile_message_cannot_inject_a_second_command(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert sum(line.startswith("::") for line in lines) == 2
     assert parse(lines[0])[2].splitlines()[1] == "::error file=evil::injected"
+
+
+def test_artifact_file_location_is_named_in_the_message(tmp_path: Path) -> None:
+    # A finding about a whole wheel: the wheel is a build output, not a repository file.
+    d = diagnostic(
+        "SL001",
+        "holds no config",
+        Location(WHEEL),
+        Subject(artifact=WHEEL),
+    )
+    (line,) = render(sample_report(tmp_path, (d,))).splitlines()
+    command, props, message = parse(line)
+    assert (command, props) == ("warning", {"title": "SL001 unmatched-waiver"})
+    assert message == f"{WHEEL}: holds no config"
+    # The same name without the artifact subject is an ordinary file of the tree.
+    (line,) = render(sample_report(tmp_path, (replace(d, subject=Subject()),))).splitlines()
+    assert parse(line)[1]["file"] == WHEEL

@@ -8,8 +8,9 @@ A waived diagnostic is still one line, as a `::notice` whose title ends in
 what the manifest excuses without it counting as a failure.
 
 `file=` is set only for a file of the checked tree (GitHub can attach the
-annotation to it); a finding inside an archive names `wheel.whl!/member` at the
-start of its message instead. The hint follows the message on its own line.
+annotation to it); a finding about an artifact (`wheel.whl`, or a member
+`wheel.whl!/member`) names it at the start of its message instead, since
+artifacts are built, not committed. The hint follows the message on its own line.
 
 Escaping follows the Actions toolkit (`@actions/core` command.ts): in the message
 `%`, CR and LF become `%25`, `%0D`, `%0A`; in properties also `:` -> `%3A` and
@@ -40,10 +41,10 @@ def render(report: Report) -> str:
 
 def annotation(report: Report, diagnostic: Diagnostic) -> str:
     loc = diagnostic.location
-    where = place(loc, report.root)
+    where = place(loc, report.root, diagnostic.subject.artifact)
     props: list[tuple[str, str]] = []
     message = diagnostic.message
-    if where.member is None and where.relative:
+    if where.relative and not where.artifact:
         props.append(("file", where.file))
         if loc.line is not None:
             props.append(("line", str(loc.line)))

@@ -29,12 +29,21 @@ class Place:
     # The member inside an archive, when the location is one.
     member: str | None
     relative: bool
+    # The file is a checked artifact (named by its file name, wherever it was
+    # given), not a file of the checked tree.
+    artifact: bool
 
 
-def place(location: Location, root: Path) -> Place:
+def place(location: Location, root: Path, artifact: str | None = None) -> Place:
+    """Where `location` is; `artifact` is the diagnostic's subject artifact, if any."""
     path, sep, member = location.path.partition(ARCHIVE_SEPARATOR)
     file, relative = _relative(path, root)
-    return Place(file=file, member=member if sep else None, relative=relative)
+    return Place(
+        file=file,
+        member=member if sep else None,
+        relative=relative,
+        artifact=bool(sep) or (artifact is not None and path == artifact),
+    )
 
 
 def _relative(path: str, root: Path) -> tuple[str, bool]:

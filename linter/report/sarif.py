@@ -124,14 +124,15 @@ def _result(
 
 def _location(report: Report, diagnostic: Diagnostic) -> dict[str, Any]:
     loc = diagnostic.location
-    where = place(loc, report.root)
+    where = place(loc, report.root, diagnostic.subject.artifact)
     artifact: dict[str, Any]
     if where.relative:
         artifact = {"uri": quote(where.file), "uriBaseId": SRCROOT}
     else:
         artifact = {"uri": "file://" + quote(where.file)}
     physical: dict[str, Any] = {"artifactLocation": artifact}
-    if loc.line is not None and where.member is None:
+    # A line of an artifact (a built file, not a source) would not be a line to show.
+    if loc.line is not None and not where.artifact:
         region: dict[str, Any] = {"startLine": loc.line}
         if loc.column is not None:
             region["startColumn"] = loc.column
