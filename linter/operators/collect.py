@@ -103,23 +103,13 @@ def _manifest_library(manifest: Manifest, platform: Platform | None, member: str
 def _placed_here(
     library: Library, platform: Platform | None, directory: str, file_name: str
 ) -> bool:
-    if platform is not None:
-        placement = library.placement_for(platform)
-        return (
-            placement is not None
-            and placement.directory.strip("/") == directory
-            and library.matches_file(platform, file_name)
-        )
-    # No platform known: any placement whose directory and file pattern fit.
-    from fnmatch import fnmatchcase
-
-    from linter.manifest.model import default_file_name
-
-    for placement in library.placements:
-        if placement.directory.strip("/") != directory:
-            continue
-        os_platform = Platform(placement.selector.os, placement.selector.arch)
-        pattern = placement.file or default_file_name(library.output_name, os_platform)
-        if fnmatchcase(file_name, pattern):
-            return True
-    return False
+    # The platform is the wheel tag's, else the binaries' own (artifact.py), so
+    # it is only unknown when there is no binary to place.
+    if platform is None:
+        return False
+    placement = library.placement_for(platform)
+    return (
+        placement is not None
+        and placement.directory.strip("/") == directory
+        and library.matches_file(platform, file_name)
+    )
