@@ -95,3 +95,27 @@ def test_registry_named_by_base_or_mangled_name(spelling: str) -> None:
     assert references(facts("l.so", imports=True), registry)
     assert not owns(facts("l.so", imports=True), registry)
     assert not references(facts("l.so"), registry)
+
+
+def test_unreadable_relocations_make_a_registering_library_not_determined() -> None:
+    from linter.operators.collect import BinaryInput, collect
+    from linter.operators.model import Status
+    from linter.platforms import Platform
+    from tests.builders import manifest
+
+    reason = "relocations cannot be read: LiefError: bad"
+    model = collect(
+        "a.whl",
+        Platform("linux", "x86_64"),
+        manifest(registries=(REGISTRY,)),
+        [
+            BinaryInput(facts("pkg/lib/libk.so", imports=True), None, reason),
+            BinaryInput(facts("pkg/lib/libplain.so"), None, reason),
+        ],
+    )
+    states = {lib.file_name: (lib.status, lib.reason) for lib in model.libraries}
+    assert states == {
+        "libk.so": (Status.NOT_DETERMINED, reason),
+        # References no registry: it cannot register, whatever its relocations hold.
+        "libplain.so": (Status.NONE, None),
+    }
