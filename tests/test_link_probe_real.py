@@ -174,3 +174,13 @@ def test_other_platforms_are_said_not_probed(
     (diag,) = diagnose(probe(wheel("1.5.1", platform), example, options), example)
     assert (diag.code, diag.severity.value) == ("SL506", "info")
     assert f"the artifact is for {expected}" in diag.message
+
+
+def test_a_wheel_without_a_shared_runtime_is_said_not_probed(
+    example: Manifest, options: ProbeOptions
+) -> None:
+    # 1.4.1 ships a monolithic Python extension and no linkable runtime (domain.md).
+    (diag,) = diagnose(probe(wheel("1.4.1", "manylinux_2_28_x86_64"), example, options), example)
+    assert (diag.code, diag.severity.value) == ("SL506", "info")
+    assert "nothing-to-link" in diag.message
+    assert diag.location.path.endswith("!/executorch/share/cmake/executorch-config.cmake")

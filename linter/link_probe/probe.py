@@ -30,7 +30,7 @@ from linter.link_probe.model import (
     ToolFailure,
 )
 from linter.link_probe.runner import ToolRun, reduced_env, run_tool, tail
-from linter.manifest.model import Manifest
+from linter.manifest.model import LibraryKind, Manifest
 from linter.platforms import Platform
 
 # The host linker's switch that drops a library nothing references, as Debian and
@@ -95,8 +95,11 @@ def _probe_in(
     except LayoutError as exc:
         return [ProbeUnavailable(tree.label, str(exc), Location(tree.label))]
     config = Location(tree.location(layout.config_member))
-    if not layout.shipped:
-        detail = f"the artifact ships none of the manifest's libraries for {platform or host}"
+    if not _linkable(manifest, layout):
+        detail = (
+            "the artifact ships none of the manifest's runtime or component libraries "
+            f"for {platform or host}: nothing a consumer links"
+        )
         return [NotProbed(tree.label, NotProbedReason.NOTHING_TO_LINK, detail, config)]
     if platform is None:
         found = _binaries_platform(layout)
@@ -110,6 +113,16 @@ def _probe_in(
         )
         models.extend(session.run(cmake, options))
     return models
+
+
+def _linkable(manifest: Manifest, layout: Layout) -> bool:
+    """Does the artifact ship a library a consumer links? Plugins and Python extensions
+    are shipped too, but never link targets."""
+    kinds = (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
+    return any(
+        (lib := manifest.library(name)) is not None and lib.kind in kinds
+        for name in layout.shipped_names
+    )
 
 
 def _binaries_platform(layout: Layout) -> Platform | None:
