@@ -11,6 +11,8 @@ import pytest
 from linter.diagnostics import Location, Subject
 from linter.report import reporter
 from linter.report.github import escape_data, escape_property, render
+from linter.report.model import Report
+from tests.real_reports import executorch_report, real_wheel, shared_dir
 from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
 
 # The runner's parser: `::command prop=value,prop=value::message` on one line.
@@ -128,3 +130,24 @@ def test_artifact_file_location_is_named_in_the_message(tmp_path: Path) -> None:
     # The same name without the artifact subject is an ordinary file of the tree.
     (line,) = render(sample_report(tmp_path, (replace(d, subject=Subject()),))).splitlines()
     assert parse(line)[1]["file"] == WHEEL
+
+
+@pytest.fixture(scope="session")
+def real_report(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    return executorch_report(shared_dir(tmp_path_factory.getbasetemp()))
+
+
+def test_real_wheel_annotations_one_line_per_finding(real_report: Report) -> None:
+    text = render(real_report)
+    lines = text.splitlines()
+    assert len(lines) == len(real_report.diagnostics) > 0
+    parsed = [parse(line) for line in lines]
+    by_command = {c: sum(1 for p in parsed if p[0] == c) for c in ("error", "warning", "notice")}
+    s = real_report.summary()
+    assert by_command == {"error": s["errors"], "warning": s["warnings"], "notice": s["infos"]}
+    prefix = real_wheel().name + "!/"
+    for (_, props, message), d in zip(parsed, real_report.diagnostics, strict=True):
+        # Wheel members are not repository files: no file=, the location leads the message.
+        assert set(props) == {"title"}
+        assert props["title"] == f"{d.code} {d.slug}"
+        assert message.startswith(prefix) and d.message in message

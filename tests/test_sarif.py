@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,15 @@ import pytest
 from linter.catalogue import catalogue
 from linter.diagnostics import Location, Subject
 from linter.report import reporter
+from linter.report.model import Report
 from linter.report.sarif import FINGERPRINT_KEY, SRCROOT, render, sarif
+from tests.real_reports import (
+    PINNED_CODES,
+    PINNED_EXPLANATION,
+    executorch_report,
+    real_wheel,
+    shared_dir,
+)
 from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -203,3 +212,35 @@ def test_empty_run_is_valid_and_deterministic(
     assert_valid(validator, document)
     assert results(document) == []
     assert document["runs"][0]["properties"]["summary"]["passed"] is True
+
+
+@pytest.fixture(scope="session")
+def real_report(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    return executorch_report(shared_dir(tmp_path_factory.getbasetemp()))
+
+
+def test_real_wheel_sarif_validates_and_keeps_every_finding(
+    validator: jsonschema.Draft4Validator, real_report: Report
+) -> None:
+    document = json.loads(render(real_report))
+    assert_valid(validator, document)
+    found = results(document)
+    assert len(found) == len(real_report.diagnostics)
+    # The real findings, pinned; see tests/real_reports.py for what each one is.
+    assert Counter(r["ruleId"] for r in found) == PINNED_CODES
+    assert set(PINNED_EXPLANATION) == set(PINNED_CODES)
+    rules = document["runs"][0]["tool"]["driver"]["rules"]
+    name = real_wheel().name
+    for result in found:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert artifact == {"uri": name, "uriBaseId": SRCROOT}
+        assert result["properties"]["subject"]["artifact"] == name
+    prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in found]
+    assert len(set(prints)) == len(prints)
+    (config,) = (r for r in found if r["ruleId"] == "SL102")
+    assert config["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == (
+        f"{name}!/executorch/share/cmake/executorch-config.cmake"
+    )
+    assert config["level"] == "error"
+    assert "backend_qnn" in config["message"]["text"]
