@@ -60,6 +60,10 @@ def _shown(items: list[str] | tuple[str, ...]) -> str:
     return head if len(items) <= _SHOWN else f"{head} (+{len(items) - _SHOWN} more)"
 
 
+def _article(noun: str) -> str:
+    return "an" if noun[:1] in "aeiou" else "a"
+
+
 def _placed_binaries(
     manifest: Manifest, model: ArtifactModel
 ) -> Iterator[tuple[Library, LibraryFile, BinaryRecord]]:
@@ -148,8 +152,9 @@ def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[F
         )
         yield Finding(
             message=(
-                f"{binary.name}, the file of {library.kind.value} {library.name}, is a "
-                f"{binary.file_type.value}{extra}, not a shared library"
+                f"{binary.name}, the file of {library.kind.value} {library.name}, is "
+                f"{_article(binary.file_type.value)} {binary.file_type.value}{extra}, "
+                "not a shared library"
             ),
             location=model.location(binary.name),
             subject=_subject(manifest, model, library.name),
