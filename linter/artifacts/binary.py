@@ -645,6 +645,7 @@ def _elf_pointers(data: bytes) -> RelocatedPointers:
             target = reloc.addend if reloc.is_rela else image.word(reloc.address, word)
         elif (
             kind.endswith(("_64", "ABS64", "_32", "ABS32"))
+            and reloc.size == word * 8  # a full pointer, not R_X86_64_32 in a 64-bit file
             and reloc.has_symbol
             and reloc.symbol.shndx != 0
         ):
