@@ -258,3 +258,19 @@ def test_cli_runs_the_probe_only_when_asked(
     assert main([*argv, "--link-probe"]) == 1
     codes = {d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]}
     assert codes == {"SL501", "SL503", "SL506"}
+
+
+def test_a_hung_configure_is_stopped_at_the_time_limit(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    hung = GOOD.replace(
+        "cmake_minimum_required(VERSION 3.19)\n",
+        'cmake_minimum_required(VERSION 3.19)\nexecute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 30)\n',
+    )
+    artifact = package(tmp_path, libraries, hung)
+    options = ProbeOptions(cmake=cmakes[1:], timeout=2)
+    with open_artifact(artifact) as tree:
+        (diag,) = diagnose(probe_artifact(tree, tree.platform, MANIFEST, options))
+    assert diag.code == "SL504"
+    assert "the find_package probe failed at the configure step with CMake 4.4.5" in diag.message
+    assert "stopped after the 2 s time limit" in diag.message

@@ -8,6 +8,7 @@ nothing of one run can hide a change in the next artifact.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -56,7 +57,7 @@ def probe_artifact(
     """The probe's models for one artifact (`platform` is the artifact's, when known)."""
     host = options.host or host_platform()
     if platform is not None and not same_platform(platform, host):
-        return [_not_probed_platform(tree, manifest, platform, host)]
+        return [_not_probed_platform(tree, platform, host)]
     toolchain = find_toolchain()
     if isinstance(toolchain, str):
         return [ProbeUnavailable(tree.label, toolchain, Location(tree.label))]
@@ -70,9 +71,7 @@ def probe_artifact(
         return _probe_in(Path(tmp), tree, platform, host, manifest, toolchain, options)
 
 
-def _not_probed_platform(
-    tree: Tree, manifest: Manifest, platform: Platform, host: Platform
-) -> NotProbed:
+def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotProbed:
     return NotProbed(
         artifact=tree.label,
         reason=NotProbedReason.OTHER_PLATFORM,
@@ -104,7 +103,7 @@ def _probe_in(
     if platform is None:
         found = _binaries_platform(layout)
         if found is not None and not same_platform(found, host):
-            return [_not_probed_platform(tree, manifest, found, host)]
+            return [_not_probed_platform(tree, found, host)]
     names = _library_names(layout)
     models: list[object] = []
     for index, cmake in enumerate(options.cmake):
@@ -265,13 +264,9 @@ def _directory(consumer: Consumer) -> str:
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
-    parts: list[int] = []
-    for piece in text.split("."):
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        if not digits:
-            break
-        parts.append(int(digits))
-    return tuple(parts)
+    """`3.24.3` -> (3, 24, 3); a suffix (`4.0.0-rc1`) is not part of the number."""
+    match = re.match(r"\d+(?:\.\d+)*", text)
+    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
 
 
 def _unnamed(context: ProbeContext, components: Sequence[str], manifest: Manifest) -> NotProbed:

@@ -8,6 +8,7 @@ package registry cannot change what the consumer links.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,22 +47,37 @@ def reduced_env(home: Path) -> dict[str, str]:
 
 
 def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: float) -> ToolRun:
+    """Run `command` to completion or until `timeout`; a stopped run takes its children
+    with it (its own process group), so a hung compiler or config leaves nothing behind."""
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             list(command),
             cwd=cwd,
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            timeout=timeout,
-            check=False,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.output.decode("utf-8", "replace") if isinstance(exc.output, bytes) else ""
-        return ToolRun(None, out, f"stopped after the {timeout:g} s time limit")
     except OSError as exc:
         return ToolRun(None, "", f"could not start {command[0]}: {exc.strerror or exc}")
-    return ToolRun(done.returncode, done.stdout.decode("utf-8", "replace"))
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        out, _ = process.communicate()
+        text = out.decode("utf-8", "replace") if out else ""
+        return ToolRun(None, text, f"stopped after the {timeout:g} s time limit")
+    return ToolRun(process.returncode, out.decode("utf-8", "replace"))
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+            return
+        except ProcessLookupError:
+            return
+    process.kill()
 
 
 def tail(output: str, lines: int = TAIL_LINES) -> str:
