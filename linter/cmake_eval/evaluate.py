@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,25 +130,28 @@ def _evaluate_all(
 ) -> list[ConfigEvaluation]:
     if isinstance(layout, Layout):
         what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
-    out: list[ConfigEvaluation] = []
-    for index, path in enumerate(cmakes):
+
+    def one(index: int, path: str) -> ConfigEvaluation:
         try:
             cmake = identify(path)
         except CMakeUnusable as exc:
             failure = Failure(
                 "cmake-unusable", f"cannot use CMake {path}: {exc.reason}", what.config
             )
-            out.append(_failed(what, path, "unknown", None, failure))
-            continue
+            return _failed(what, path, "unknown", None, failure)
         route = manifest.cmake.route_for(cmake.version)
         route_name = route.name if route else None
         if isinstance(layout, Failure):
-            out.append(_failed(what, path, cmake.version_text, route_name, layout))
-            continue
-        out.append(
-            evaluate_once(layout, manifest, cmake, path, route_name, timeout, work / f"run{index}")
+            return _failed(what, path, cmake.version_text, route_name, layout)
+        return evaluate_once(
+            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}"
         )
-    return out
+
+    # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
+    # own directory; the placeholder tree is only read), results in the given order.
+    workers = max(1, min(len(cmakes), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, range(len(cmakes)), cmakes))
 
 
 def _failed(
