@@ -12,6 +12,7 @@ import io
 import json
 import re
 import shutil
+import zipfile
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,16 @@ import jsonschema
 import pytest
 
 from linter.cli import main as cli_main
+from linter.report import reporter
 from tests.github_actions import ActionRun, load_action, run_action
+from tests.material import EXAMPLE_MANIFEST
+from tests.real_reports import (
+    PINNED_CODES,
+    cmake_binaries,
+    executorch_report,
+    real_wheel,
+    shared_dir,
+)
 from tests.repo_snapshot import REPO, snapshot
 
 ACME = REPO / "tests" / "data" / "projects" / "acme"
@@ -157,3 +167,71 @@ def test_bad_input_values_are_reported(
     result = run(action_dir, workspace, runner_temp, **{"fail-on": "sometimes"})
     assert result.returncode == 2
     assert "input fail-on: expected error, warning, info or none, got 'sometimes'" in result.stdout
+
+
+def test_real_wheel_findings_fail_the_step(
+    action_dir: Path,
+    workspace: Path,
+    runner_temp: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    old, new = cmake_binaries()
+    wheel = real_wheel()
+    result = run(
+        action_dir,
+        workspace,
+        runner_temp,
+        manifest=str(EXAMPLE_MANIFEST),
+        sources="false",
+        # A glob, as users write dist/*.whl; expanded by the action, not by a shell.
+        artifacts=str(wheel.parent / "executorch-1.5.1-*manylinux_2_28_x86_64.whl"),
+        cmake=f"{old}\n{new}",
+    )
+    assert result.returncode == 1, result.stderr
+    # The oracle: the same check made in-process (shared with the SARIF tests).
+    oracle = json.loads(
+        reporter("json")(executorch_report(shared_dir(tmp_path_factory.getbasetemp())))
+    )
+    summary = oracle["summary"]
+    assert result.outputs["verdict"] == "failed"
+    for key in ("errors", "warnings", "infos", "waived", "failing"):
+        assert result.outputs[key] == str(summary[key]), key
+    assert sum(PINNED_CODES.values()) == len(oracle["diagnostics"])
+    # One annotation per finding, in the log; the text report too.
+    assert len(annotation_lines(result.stdout)) == len(oracle["diagnostics"])
+    assert "shiplint: failed:" in result.stdout
+    # SARIF for code scanning: valid, every finding.
+    found = sarif_results(result.outputs["sarif-file"])
+    assert sorted(r["ruleId"] for r in found) == sorted(d["code"] for d in oracle["diagnostics"])
+    # The step summary: verdict, counts, one row per finding.
+    assert result.summary.startswith("## :x: shiplint failed")
+    assert f"**{summary['errors']}** error(s) · **{summary['warnings']}** warning(s)" in (
+        result.summary
+    )
+    rows = [
+        line
+        for line in result.summary.splitlines()
+        if re.match(r"^\| (error|warning|info) \|", line)
+    ]
+    assert len(rows) == len(oracle["diagnostics"])
+
+
+def test_fail_on_none_reports_without_failing(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    # A wheel that lacks the manifest's library and config: real findings, cheaply.
+    dist = workspace / "dist"
+    dist.mkdir()
+    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
+        wheel.writestr("acme/README", "nothing linkable\n")
+    inputs = {"sources": "false", "artifacts": "dist/*.whl", "format": "github"}
+    failing = run(action_dir, workspace, runner_temp, **inputs)
+    assert failing.returncode == 1
+    relaxed = run(action_dir, workspace, runner_temp, **inputs, **{"fail-on": "none"})
+    assert relaxed.returncode == 0
+    for result in (failing, relaxed):
+        assert result.outputs["verdict"] == "failed"
+        codes = re.findall(r"title=(SL\d+) ", result.stdout)
+        assert sorted(codes) == ["SL114", "SL301"]
+        # format=github already prints the annotations: not twice.
+        assert len(annotation_lines(result.stdout)) == 2
