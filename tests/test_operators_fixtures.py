@@ -231,21 +231,20 @@ def test_unreadable_input_is_a_reason_not_a_crash(data: bytes, reason: str) -> N
     assert pointers.slots == ()
 
 
-def test_records_read_for_issue_3_are_used_as_given(libs: dict[str, Path], tmp_path: Path) -> None:
-    from dataclasses import dataclass
+def test_the_artifact_model_of_issue_3_is_used_as_given(
+    libs: dict[str, Path], tmp_path: Path
+) -> None:
+    from dataclasses import replace
 
-    from linter.artifacts.binary import BinaryRecord, read_binary
+    from linter.artifacts.collect import collect_artifact
 
     tree = _tree(tmp_path, libs, ("runtime", "alpha", "beta"))
-    names = ("pkg/lib/libopreg_runtime.so", "pkg/lib/libopreg_alpha.so")
-    records = tuple(read_binary((tree / n).read_bytes(), n) for n in names)
-    assert all(isinstance(r, BinaryRecord) for r in records)
-
-    @dataclass(frozen=True)
-    class Listing:  # the shape of an artifact model that carries its records
-        binaries: tuple[object, ...]
-
     with open_artifact(tree) as artifact:
-        [model] = operator_models(artifact, [Listing(records)], opreg_manifest())
-    # beta is in the tree but not among the records handed over: not read again.
-    assert [lib.member for lib in model.libraries] == sorted(names)
+        full = collect_artifact(artifact, opreg_manifest())
+        kept = tuple(b for b in full.binaries if "beta" not in b.name)
+        [model] = operator_models(artifact, [replace(full, binaries=kept)], opreg_manifest())
+    # beta is in the tree but not among the binaries handed over: not read again.
+    assert [lib.member for lib in model.libraries] == [
+        "pkg/lib/libopreg_alpha.so",
+        "pkg/lib/libopreg_runtime.so",
+    ]

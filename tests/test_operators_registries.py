@@ -1,4 +1,8 @@
-"""Registry resolution through NEEDED on hand-built link facts (the loader's choices, statically)."""
+"""Registry ownership and resolution through the NEEDED graph, on hand-built link facts.
+
+Which member a NEEDED entry loads is the artifacts area's linkage (tested there);
+here the graph is given and the owner the loader reaches is checked.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +17,12 @@ REGISTRY = Registry("ops", (BASE,))
 
 
 def facts(
-    member: str,
-    *needed: str,
-    runpath: tuple[str, ...] = (),
-    defines: bool = False,
-    imports: bool = False,
-    soname: str | None = None,
+    member: str, *dependencies: str, defines: bool = False, imports: bool = False
 ) -> LinkFacts:
     spellings = frozenset({MANGLED, BASE})
     return LinkFacts(
         member=member,
-        soname=soname,
-        needed=needed,
-        runpath=runpath,
+        dependencies=dependencies,
         strong=spellings if defines else frozenset(),
         imported=spellings if imports else frozenset(),
     )
@@ -34,8 +31,8 @@ def facts(
 def test_owner_is_the_first_definition_breadth_first() -> None:
     resolver = Resolver(
         [
-            facts("lib/libk.so", "liba.so", "libc.so", imports=True),
-            facts("lib/liba.so", "libb.so"),
+            facts("lib/libk.so", "lib/liba.so", "lib/libc.so", imports=True),
+            facts("lib/liba.so", "lib/libb.so"),
             facts("lib/libb.so", defines=True),  # depth 2
             facts("lib/libc.so", defines=True),  # depth 1: reached first
         ]
@@ -47,44 +44,14 @@ def test_owner_is_the_first_definition_breadth_first() -> None:
 
 
 def test_needed_cycles_terminate() -> None:
-    resolver = Resolver([facts("a/liba.so", "libb.so"), facts("a/libb.so", "liba.so")])
+    resolver = Resolver([facts("a/liba.so", "a/libb.so"), facts("a/libb.so", "a/liba.so")])
     assert resolver.closure("a/liba.so") == ("a/libb.so",)
     assert resolver.owner("a/liba.so", REGISTRY) is None
 
 
-def test_runpath_picks_among_same_named_candidates() -> None:
-    binaries = [
-        facts("pkg/ext/plugin.so", "librt.so", runpath=("$ORIGIN/../lib",)),
-        facts("pkg/lib/librt.so"),
-        facts("pkg/other/librt.so"),
-    ]
-    assert Resolver(binaries).resolve("pkg/ext/plugin.so", "librt.so") == "pkg/lib/librt.so"
-    # Without a search path the loader cannot find either: ambiguous is unresolved.
-    bare = [facts("pkg/ext/plugin.so", "librt.so"), *binaries[1:]]
-    assert Resolver(bare).resolve("pkg/ext/plugin.so", "librt.so") is None
-    # ... unless one sits beside the library.
-    beside = [*bare, facts("pkg/ext/librt.so")]
-    assert Resolver(beside).resolve("pkg/ext/plugin.so", "librt.so") == "pkg/ext/librt.so"
-
-
-@pytest.mark.parametrize(
-    "needed, runpath, member",
-    [
-        ("@rpath/librt.dylib", ("@loader_path/../lib",), "pkg/lib/librt.dylib"),
-        ("@loader_path/../lib/librt.dylib", (), "pkg/lib/librt.dylib"),
-        ("RT.DLL", (), "pkg/lib/rt.dll"),  # Windows matches DLL names case-insensitively
-        ("librt.so.1", (), "pkg/lib/librt.so"),  # by SONAME
-    ],
-)
-def test_needed_spellings(needed: str, runpath: tuple[str, ...], member: str) -> None:
-    resolver = Resolver(
-        [facts("pkg/ext/k", needed, runpath=runpath), facts(member, soname="librt.so.1")]
-    )
-    assert resolver.resolve("pkg/ext/k", needed) == member
-
-
 def test_outside_the_artifact_is_unresolved_not_guessed() -> None:
-    resolver = Resolver([facts("lib/libk.so", "libtorch.so", imports=True)])
+    # libtorch.so resolved outside the artifact: no dependency inside it.
+    resolver = Resolver([facts("lib/libk.so", imports=True)])
     assert resolver.uses("lib/libk.so", [REGISTRY])[0].owner is None
 
 
@@ -109,8 +76,8 @@ def test_unreadable_relocations_make_a_registering_library_not_determined() -> N
         Platform("linux", "x86_64"),
         manifest(registries=(REGISTRY,)),
         [
-            BinaryInput(facts("pkg/lib/libk.so", imports=True), None, reason),
-            BinaryInput(facts("pkg/lib/libplain.so"), None, reason),
+            BinaryInput(facts("pkg/lib/libk.so", imports=True), "k", None, reason),
+            BinaryInput(facts("pkg/lib/libplain.so"), None, None, reason),
         ],
     )
     states = {lib.file_name: (lib.status, lib.reason) for lib in model.libraries}

@@ -1,14 +1,15 @@
 """The operators part of reading one artifact: link facts and kernel tables per binary.
 
-Called from `linter.pipeline` with the binaries issue 3 read. Reads nothing when
-the manifest names no registry (without one, no library can be said to register
-anything), so a manifest without `registries` never pays for relocations.
+Called from `linter.pipeline` with the models issue 3 produced: the binaries,
+their placement as manifest libraries and the platform come from its
+`ArtifactModel`, NEEDED resolution from its `linkage`, so both areas see the
+same loader. Reads nothing when the manifest names no registry (without one, no
+library can be said to register anything).
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from linter.artifacts.demangle import base_name, demangle
@@ -16,14 +17,11 @@ from linter.manifest.model import Manifest
 from linter.operators.collect import BinaryInput, collect
 from linter.operators.model import OperatorRegistrations
 from linter.operators.registries import LinkFacts
-from linter.platforms import Platform
 
 if TYPE_CHECKING:
     from linter.artifacts.archive import ArtifactTree
     from linter.artifacts.binary import BinaryRecord
-
-# Members worth reading as binaries when issue 3 handed over none.
-_BINARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")
+    from linter.artifacts.model import ArtifactModel
 
 
 def operator_models(
@@ -33,33 +31,45 @@ def operator_models(
         return []
     from linter.artifacts.archive import MemberError
     from linter.artifacts.binary import FileType, read_relocated_pointers
+    from linter.artifacts.collect import collect_artifact
+    from linter.artifacts.model import ArtifactModel
 
+    artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)
+    if artifact is None:  # called without issue 3's model: read it the same way
+        artifact = collect_artifact(tree, manifest)
     loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
     inputs: list[BinaryInput] = []
-    records = [r for r in _records(tree, binaries) if r.file_type in loadable]
-    for record in records:
+    for record in artifact.binaries:
+        if record.file_type not in loadable:
+            continue
+        facts = link_facts(artifact, record, manifest)
+        library = artifact.library_of(record.name)
         try:
             pointers = read_relocated_pointers(tree.read(record.name))
         except MemberError as exc:
-            inputs.append(BinaryInput(link_facts(record), None, exc.reason))
+            inputs.append(BinaryInput(facts, library, None, exc.reason))
             continue
         if pointers.unreadable is not None:
-            inputs.append(BinaryInput(link_facts(record), None, pointers.unreadable))
+            inputs.append(BinaryInput(facts, library, None, pointers.unreadable))
         else:
-            inputs.append(BinaryInput(link_facts(record), pointers))
-    platform = tree.platform or _platform_of(records)
-    return [collect(tree.label, platform, manifest, inputs)]
+            inputs.append(BinaryInput(facts, library, pointers))
+    return [collect(artifact.label, artifact.platform, manifest, inputs)]
 
 
-def link_facts(record: BinaryRecord) -> LinkFacts:
+def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
+    from linter.artifacts.linkage import resolve_needed
+
+    dependencies = tuple(
+        member
+        for needed in record.needed
+        if (member := resolve_needed(artifact, record, needed, manifest.externals).member)
+        is not None
+    )
     strong = {spelling for s in record.defined if s.strong for spelling in (s.name, s.base)}
     imported = {spelling for name in record.undefined for spelling in _spellings(name)}
     return LinkFacts(
         member=record.name,
-        soname=record.soname,
-        needed=record.needed,
-        # DT_RPATH is searched too (before DT_RUNPATH would be, were both set).
-        runpath=(*record.rpath, *record.runpath),
+        dependencies=dependencies,
         strong=frozenset(strong),
         imported=frozenset(imported),
     )
@@ -68,44 +78,3 @@ def link_facts(record: BinaryRecord) -> LinkFacts:
 def _spellings(name: str) -> tuple[str, ...]:
     demangled = demangle(name)
     return (name,) if demangled is None else (name, base_name(demangled))
-
-
-def _records(tree: ArtifactTree, binaries: Sequence[object]) -> list[BinaryRecord]:
-    """The binary records issue 3 produced, found in its models; read here if it produced none."""
-    from linter.artifacts.binary import BinaryRecord, read_binary
-
-    found = {r.name: r for r in _walk(binaries) if isinstance(r, BinaryRecord)}
-    if found:
-        return [found[name] for name in sorted(found)]
-    records: list[BinaryRecord] = []
-    for name in tree.names():
-        base = posixpath.basename(name)
-        if not (base.endswith(_BINARY_SUFFIXES) or ".so." in base):
-            continue
-        from linter.artifacts.archive import MemberError
-
-        try:
-            record = read_binary(tree.read(name), name)
-        except MemberError:
-            continue  # issue 3's rules report a member that cannot be read
-        if isinstance(record, BinaryRecord):
-            records.append(record)
-    return records
-
-
-def _walk(models: Iterable[object]) -> Iterable[object]:
-    # Issue 3's models carry their records directly or in a tuple attribute.
-    for model in models:
-        yield model
-        for attribute in ("binaries", "records"):
-            value = getattr(model, attribute, None)
-            if isinstance(value, tuple):
-                yield from value
-
-
-def _platform_of(records: Sequence[BinaryRecord]) -> Platform | None:
-    for record in records:
-        os_name = record.format.os
-        if os_name is not None:
-            return Platform(os_name, record.arch)
-    return None

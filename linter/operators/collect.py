@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from linter.manifest.model import Library, Manifest
+from linter.manifest.model import Manifest
 from linter.operators.model import (
     LibraryRegistrations,
     OperatorRegistrations,
@@ -21,6 +20,8 @@ from linter.platforms import Platform
 @dataclass(frozen=True)
 class BinaryInput:
     facts: LinkFacts
+    # The manifest library this binary is (as the artifacts area placed it), if any.
+    library: str | None
     # The relocated pointers, or None when they could not be read (then `unreadable` says why).
     pointers: PointerImage | None
     unreadable: str | None = None
@@ -33,9 +34,7 @@ def collect(
     binaries: Sequence[BinaryInput],
 ) -> OperatorRegistrations:
     resolver = Resolver(b.facts for b in binaries)
-    libraries = tuple(
-        _library(manifest, platform, resolver, b) for b in sorted(binaries, key=_member)
-    )
+    libraries = tuple(_library(manifest, resolver, b) for b in sorted(binaries, key=_member))
     return OperatorRegistrations(artifact, platform, libraries)
 
 
@@ -43,9 +42,7 @@ def _member(binary: BinaryInput) -> str:
     return binary.facts.member
 
 
-def _library(
-    manifest: Manifest, platform: Platform | None, resolver: Resolver, binary: BinaryInput
-) -> LibraryRegistrations:
+def _library(manifest: Manifest, resolver: Resolver, binary: BinaryInput) -> LibraryRegistrations:
     facts = binary.facts
     registries = manifest.registries
     uses = resolver.uses(facts.member, registries)
@@ -54,7 +51,7 @@ def _library(
     status, reason = _status(binary, uses, owned, len(records))
     return LibraryRegistrations(
         member=facts.member,
-        library=_manifest_library(manifest, platform, facts.member),
+        library=binary.library,
         status=status,
         owns=owned,
         uses=uses,
@@ -89,27 +86,4 @@ def _status(
         f"it imports the {names} registry but holds no kernel table: it registers "
         "through code (one Kernel built at static initialisation, as EXECUTORCH_LIBRARY "
         "does), whose operator names are not data the binary points at"
-    )
-
-
-def _manifest_library(manifest: Manifest, platform: Platform | None, member: str) -> str | None:
-    directory, file_name = posixpath.split(member)
-    for library in manifest.libraries:
-        if _placed_here(library, platform, directory, file_name):
-            return library.name
-    return None
-
-
-def _placed_here(
-    library: Library, platform: Platform | None, directory: str, file_name: str
-) -> bool:
-    # The platform is the wheel tag's, else the binaries' own (artifact.py), so
-    # it is only unknown when there is no binary to place.
-    if platform is None:
-        return False
-    placement = library.placement_for(platform)
-    return (
-        placement is not None
-        and placement.directory.strip("/") == directory
-        and library.matches_file(platform, file_name)
     )

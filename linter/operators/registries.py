@@ -1,16 +1,16 @@
-"""Which registry each library owns or registers into, resolved through NEEDED.
+"""Which registry each library owns or registers into, through its NEEDED closure.
 
 A registry is named in the manifest by the symbols that define it. A library
 that strongly defines one of them carries (owns) a registry; a library that
 imports one registers into the first strong definition the loader reaches in
 its own NEEDED closure, breadth first, as a library's local lookup scope is
-searched. Resolution stays inside the artifact: an owner reached only outside
-it (another wheel, the system) is reported as unresolved, never guessed.
+searched. Which member a NEEDED entry loads is decided once, by the artifacts
+area's loader-faithful resolution (`linter.artifacts.linkage`); an owner reached
+only outside the artifact (another wheel, the system) is unresolved, never guessed.
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,11 +24,9 @@ class LinkFacts:
     """What registry resolution needs to know of one binary of the artifact."""
 
     member: str
-    soname: str | None
-    # NEEDED entries (ELF), load commands (Mach-O, install names) or imported DLLs.
-    needed: tuple[str, ...]
-    # Search directories with $ORIGIN / @loader_path already meaning the member's directory.
-    runpath: tuple[str, ...]
+    # The artifact members its NEEDED entries (load commands, imported DLLs)
+    # resolve to, in NEEDED order; entries resolving outside the artifact are absent.
+    dependencies: tuple[str, ...]
     # Strongly defined symbols (GLOBAL/UNIQUE, not weak), each as mangled and as
     # demangled base name (no argument list).
     strong: frozenset[str]
@@ -46,35 +44,14 @@ def owns(facts: LinkFacts, registry: Registry) -> bool:
 
 
 class Resolver:
-    """Maps a NEEDED entry of a member to the artifact member the loader would pick."""
+    """Walks the artifact's NEEDED graph to find closures and registry owners."""
 
     def __init__(self, binaries: Iterable[LinkFacts]) -> None:
         self._facts = {f.member: f for f in binaries}
-        self._by_name: dict[str, list[str]] = {}
-        for facts in self._facts.values():
-            keys = {_key(posixpath.basename(facts.member))}
-            if facts.soname:
-                keys.add(_key(posixpath.basename(facts.soname)))
-            for key in keys:
-                self._by_name.setdefault(key, []).append(facts.member)
 
     @property
     def facts(self) -> Mapping[str, LinkFacts]:
         return self._facts
-
-    def resolve(self, member: str, needed: str) -> str | None:
-        candidates = sorted(set(self._by_name.get(_key(posixpath.basename(needed)), ())))
-        if not candidates:
-            return None
-        facts = self._facts[member]
-        here = _directory(member)
-        # Search order: the member's own search path, then its directory; a
-        # single candidate elsewhere is still the file the package means.
-        for directory in (*(_expand(d, here) for d in facts.runpath), here):
-            for candidate in candidates:
-                if _directory(candidate) == directory:
-                    return candidate
-        return candidates[0] if len(candidates) == 1 else None
 
     def closure(self, member: str) -> tuple[str, ...]:
         """Members reached through NEEDED, breadth first, the member itself excluded."""
@@ -83,9 +60,9 @@ class Resolver:
         queue = deque([member])
         while queue:
             current = queue.popleft()
-            for needed in self._facts[current].needed:
-                target = self.resolve(current, needed)
-                if target is not None and target not in seen:
+            facts = self._facts.get(current)
+            for target in facts.dependencies if facts is not None else ():
+                if target not in seen:
                     seen.add(target)
                     order.append(target)
                     queue.append(target)
@@ -94,7 +71,8 @@ class Resolver:
     def owner(self, member: str, registry: Registry) -> str | None:
         """The member whose definition of `registry` the loader reaches from `member`."""
         for candidate in (member, *self.closure(member)):
-            if owns(self._facts[candidate], registry):
+            facts = self._facts.get(candidate)
+            if facts is not None and owns(facts, registry):
                 return candidate
         return None
 
@@ -103,19 +81,3 @@ class Resolver:
         return tuple(
             RegistryUse(r.name, self.owner(member, r)) for r in registries if references(facts, r)
         )
-
-
-def _key(file_name: str) -> str:
-    # Windows resolves DLL names case-insensitively; ELF and Mach-O never
-    # ship two names differing only by case, so folding is harmless there.
-    return file_name.lower()
-
-
-def _directory(member: str) -> str:
-    return posixpath.dirname(member) or "."
-
-
-def _expand(directory: str, here: str) -> str:
-    for token in ("$ORIGIN", "${ORIGIN}", "@loader_path", "@executable_path"):
-        directory = directory.replace(token, here)
-    return posixpath.normpath(directory)
