@@ -274,3 +274,17 @@ def test_a_hung_configure_is_stopped_at_the_time_limit(
     assert diag.code == "SL504"
     assert "the find_package probe failed at the configure step with CMake 4.4.5" in diag.message
     assert "stopped after the 2 s time limit" in diag.message
+
+
+def test_the_callers_build_environment_does_not_reach_the_consumer(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # CMake reads a toolchain file named by the environment (3.21+); this one retains
+    # every library, which would hide the missing retention if it leaked in.
+    toolchain = tmp_path / "toolchain.cmake"
+    toolchain.write_text('add_link_options("LINKER:--no-as-needed")\n', encoding="utf-8")
+    monkeypatch.setenv("CMAKE_TOOLCHAIN_FILE", str(toolchain))
+    monkeypatch.setenv("CMAKE_PREFIX_PATH", str(tmp_path / "elsewhere"))
+    artifact = package(tmp_path / "artifact", libraries, strip_retention(GOOD))
+    diags = diagnose(probe(artifact, cmakes[1:], only={"target:kernels"}))
+    assert [(d.code, d.subject.component) for d in diags] == [("SL501", "kernels")]

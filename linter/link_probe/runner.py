@@ -1,8 +1,10 @@
 """Run a build tool for the probe: bounded in time, in a reduced environment.
 
-The environment keeps only what finding the tools needs (PATH) and a HOME inside
-the probe's temp dir, so a user's CMAKE_PREFIX_PATH, CXXFLAGS, LDFLAGS or CMake
-package registry cannot change what the consumer links.
+The environment keeps only what finding the tools needs (PATH), with HOME and
+TMPDIR inside the probe's temp dir, so a user's CMAKE_TOOLCHAIN_FILE,
+CMAKE_PREFIX_PATH, CXX, CXXFLAGS, LDFLAGS or CMake package registry cannot change
+what the consumer links. Each run is its own process group, stopped whole at the
+time limit.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from linter.link_probe.model import ToolFailure
 
 # Lines of a tool's output a failure keeps: enough for CMake's error block.
 TAIL_LINES = 25
-_KEPT = ("PATH", "SYSTEMROOT", "TMPDIR")
+# SYSTEMROOT: Windows processes cannot start without it.
+_KEPT = ("PATH", "SYSTEMROOT")
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,14 @@ class ToolRun:
         return ToolFailure(step, self.returncode, reason, tail(self.output))
 
 
-def reduced_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in _KEPT}
-    env.setdefault("PATH", os.defpath)
-    env["HOME"] = str(home)
-    # English messages, so a reported tail reads the same everywhere.
-    env["LC_ALL"] = "C"
+def reduced_env(work: Path) -> dict[str, str]:
+    """PATH from the caller (the compiler, the build tool, and the `python3` a config may
+    run are the ones the user would get); HOME and TMPDIR inside the probe's temp dir."""
+    home, tmp = work / "home", work / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = {"HOME": str(home), "TMPDIR": str(tmp), "LC_ALL": "C", "LANG": "C"}
+    env.update({k: v for k, v in os.environ.items() if k in _KEPT})
     return env
 
 
@@ -54,6 +59,7 @@ def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: fl
             list(command),
             cwd=cwd,
             env=env,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -64,7 +70,11 @@ def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: fl
         out, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _stop(process)
-        out, _ = process.communicate()
+        try:
+            out, _ = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            # Something left the group and still holds the pipe: give up on its output.
+            out = b""
         text = out.decode("utf-8", "replace") if out else ""
         return ToolRun(None, text, f"stopped after the {timeout:g} s time limit")
     return ToolRun(process.returncode, out.decode("utf-8", "replace"))
