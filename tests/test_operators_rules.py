@@ -61,7 +61,9 @@ QUANT = "pkg/lib/libpkg_quant.so"
 PLUGIN = "pkg/plugin/libplugin.so"
 
 
-def run(check: Check[OperatorRegistrations], m: Manifest, registrations: OperatorRegistrations) -> list[Finding]:
+def run(
+    check: Check[OperatorRegistrations], m: Manifest, registrations: OperatorRegistrations
+) -> list[Finding]:
     return list(check(m, registrations))
 
 
