@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.material import EXAMPLE_MANIFEST
+from tests.real_reports import PINNED_CODES, cmake_binaries, real_wheel
 from tests.repo_snapshot import REPO, commit_all, snapshot
 
 ACME = REPO / "tests" / "data" / "projects" / "acme"
@@ -43,10 +46,18 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
     return HookRepo(path, rev, tmp_path_factory.mktemp("pre-commit-home"))
 
 
-def project(tmp_path: Path, hook: HookRepo, hook_ids: tuple[str, ...] = ("shiplint",)) -> Path:
-    """A fresh git repository: the acme project and a config pointing at the hook repo."""
+def project(
+    tmp_path: Path,
+    hook: HookRepo,
+    hook_ids: tuple[str, ...] = ("shiplint",),
+    source: Path | None = ACME,
+) -> Path:
+    """A fresh git repository (the acme project by default) whose config points at the hook repo."""
     path = tmp_path / "project"
-    shutil.copytree(ACME, path)
+    if source is None:
+        path.mkdir(exist_ok=True)
+    else:
+        shutil.copytree(source, path)
     config = {
         "repos": [{"repo": str(hook.path), "rev": hook.rev, "hooks": [{"id": i} for i in hook_ids]}]
     }
@@ -177,3 +188,57 @@ def test_try_repo_fails_on_a_broken_project(tmp_path: Path, hook_repo: HookRepo)
     assert done.returncode == 1, done.stdout + done.stderr
     assert re.search(r"^shiplint \(sources\)\.+Failed$", done.stdout, re.M)
     assert "shiplint.yaml:1:1:" in done.stdout
+
+
+def test_new_executorch_project_reports_real_findings(tmp_path: Path, hook_repo: HookRepo) -> None:
+    """As a new user would: the example manifest, ExecuTorch's real config as the config
+    source, both CMake routes in [tool.shiplint], and this repository's hooks."""
+    repo = tmp_path / "project"
+    (repo / "tools" / "cmake").mkdir(parents=True)
+    shutil.copy(EXAMPLE_MANIFEST, repo / "shiplint.yaml")
+    with zipfile.ZipFile(real_wheel()) as wheel:
+        config = wheel.read("executorch/share/cmake/executorch-config.cmake")
+    (repo / "tools" / "cmake" / "executorch-config.cmake").write_bytes(config)
+    old, new = cmake_binaries()
+    (repo / "pyproject.toml").write_text(f'[tool.shiplint]\ncmake = ["{old}", "{new}"]\n')
+    repo = project(tmp_path, hook_repo, ("shiplint", "shiplint-artifacts"), source=None)
+
+    done = pre_commit(repo, hook_repo, "run", "--all-files")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"^shiplint \(sources\)\.+Failed$", done.stdout, re.M)
+    # The real finding: ExecuTorch's pre-3.28 route leaves the shipped QNN delegate
+    # out of EXECUTORCH_LIBRARIES (the hand-kept list), so the routes disagree.
+    findings = re.findall(r"^(\S+): (SL\d+) \[(\w+)\] (.*)$", done.stdout, re.M)
+    assert {(path, code) for path, code, _, _ in findings} == {
+        ("tools/cmake/executorch-config.cmake", "SL102"),
+        ("tools/cmake/executorch-config.cmake", "SL103"),
+    }
+    assert all("backend_qnn" in message for *_, message in findings)
+    assert (
+        "EXECUTORCH_LIBRARIES does not carry the shipped component backend_qnn on CMake 3.24.3"
+        in (done.stdout)
+    )
+    # The artifact hook is on the manual stage: a commit never runs it.
+    assert "built artifacts" not in done.stdout
+
+    dist = repo / "dist"
+    dist.mkdir()
+    try:
+        os.link(real_wheel(), dist / real_wheel().name)
+    except OSError:  # another filesystem
+        shutil.copy(real_wheel(), dist / real_wheel().name)
+    wheel_path = f"dist/{real_wheel().name}"
+    done = pre_commit(
+        repo,
+        hook_repo,
+        "run",
+        "shiplint-artifacts",
+        "--hook-stage",
+        "manual",
+        "--files",
+        wheel_path,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"^shiplint \(built artifacts\)\.+Failed$", done.stdout, re.M)
+    codes = re.findall(rf"^{re.escape(real_wheel().name)}\S*: (SL\d+) ", done.stdout, re.M)
+    assert sorted(codes) == sorted(c for c, n in PINNED_CODES.items() for _ in range(n))
