@@ -1,0 +1,125 @@
+"""What the repository's CMake sources and build declarations say, as frozen facts.
+
+Produced by `linter.sources.collect.read_sources`; read by the SL2xx rules.
+Every fact carries its `Location` (repo-relative path, 1-based line and column)
+and the chain of conditions it sits under, so a finding can say "only when ...".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from linter.diagnostics import Location
+
+# The if() conditions enclosing a fact, outermost first, as written (`EXECUTORCH_BUILD_SHARED`,
+# `TARGET portable_lib`, `NOT (APPLE)` for an else branch). Empty: unconditional.
+Conditions = tuple[str, ...]
+
+LIBRARY_TYPES = ("SHARED", "MODULE", "STATIC", "OBJECT", "INTERFACE")
+
+
+@dataclass(frozen=True)
+class TargetDef:
+    """One place a target is created (a target defined in two exclusive branches has two)."""
+
+    name: str
+    # library | executable | custom | external | imported | alias
+    kind: str
+    # For libraries: SHARED, MODULE, STATIC, OBJECT or INTERFACE as CMake would pick it.
+    library_type: str | None
+    # How the type was decided: "explicit", "BUILD_SHARED_LIBS=ON (at file:line)", or the default.
+    type_reason: str
+    location: Location
+    conditions: Conditions
+    # Wrapper calls that produced this definition, outermost first ("my_add_shared_library at
+    # CMakeLists.txt:12:1"); empty when add_library() is written directly.
+    via: tuple[str, ...]
+    in_all: bool
+    # For ALIAS targets: the aliased target.
+    aliased: str | None = None
+
+
+@dataclass(frozen=True)
+class OutputName:
+    """An OUTPUT_NAME (or LIBRARY_OUTPUT_NAME) set on a target."""
+
+    target: str
+    value: str
+    location: Location
+    conditions: Conditions
+
+
+@dataclass(frozen=True)
+class Install:
+    """install(TARGETS ...) of one target."""
+
+    target: str
+    export: str | None
+    location: Location
+    conditions: Conditions
+
+
+@dataclass(frozen=True)
+class Edge:
+    """`source` needs `dest` built: target_link_libraries or add_dependencies."""
+
+    source: str
+    dest: str
+    kind: str  # link | dependency | alias
+    location: Location
+    conditions: Conditions
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Input that could not be read or followed; a rule reports it."""
+
+    location: Location
+    reason: str
+
+
+@dataclass(frozen=True)
+class CMakeProject:
+    files: tuple[str, ...]
+    targets: tuple[TargetDef, ...]
+    output_names: tuple[OutputName, ...]
+    installs: tuple[Install, ...]
+    # Export sets installed with install(EXPORT ...), with where.
+    exported_sets: tuple[tuple[str, Location], ...]
+    edges: tuple[Edge, ...]
+    unreadable: tuple[Unreadable, ...]
+
+    def definitions(self, name: str) -> tuple[TargetDef, ...]:
+        return tuple(t for t in self.targets if t.name == name)
+
+
+@dataclass(frozen=True)
+class TargetRequest:
+    """A build declaration asks for `name` (`--target name`, `build.targets`, a preset)."""
+
+    name: str
+    declaration: str  # setup-py | scikit-build | cmake-presets | all
+    location: Location
+    conditions: Conditions
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    requests: tuple[TargetRequest, ...]
+    # Declarations that build the default target (ALL), with where they say so.
+    builds_all: tuple[Location, ...]
+    unreadable: tuple[Unreadable, ...]
+
+
+@dataclass(frozen=True)
+class SourceModel:
+    """The sources half of a run: the CMake project and what the build asks of it."""
+
+    root: str
+    project: CMakeProject
+    plan: BuildPlan
+    # Target name -> the chain that makes it built (request first, then edges).
+    built: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def built_by(self, name: str) -> tuple[str, ...] | None:
+        return next((why for target, why in self.built if target == name), None)
