@@ -156,9 +156,16 @@ def build_libraries(root: Path) -> dict[str, Path]:
     return libs
 
 
+# Each test module that imports the fixture gets its own fixture definition; the
+# libraries are still compiled once per session.
+_BUILT: dict[str, dict[str, Path]] = {}
+
+
 @pytest.fixture(scope="session")
 def built_libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return build_libraries(tmp_path_factory.mktemp("artifact-libs"))
+    if "libs" not in _BUILT:
+        _BUILT["libs"] = build_libraries(tmp_path_factory.mktemp("artifact-libs"))
+    return _BUILT["libs"]
 
 
 def pack_wheel(

@@ -42,6 +42,8 @@ _LINKER_SYMBOLS = frozenset(
     }
 )
 _SHOWN = 3
+_LINKABLE = {FileType.SHARED_LIBRARY}
+_LOADABLE = {FileType.SHARED_LIBRARY, FileType.BUNDLE}
 
 
 def _subject(manifest: Manifest, model: ArtifactModel, name: str, **extra: str) -> Subject:
@@ -71,6 +73,16 @@ def _placed_binaries(
         library = manifest.library(placed.library)
         binary = model.binary(placed.member)
         if library is not None and binary is not None:
+            yield library, placed, binary
+
+
+def _loadable_binaries(
+    manifest: Manifest, model: ArtifactModel
+) -> Iterator[tuple[Library, LibraryFile, BinaryRecord]]:
+    """Placed libraries that are shared objects: the only ones with dynamic symbols and
+    dependencies (anything else is SL303's finding, and says nothing more)."""
+    for library, placed, binary in _placed_binaries(manifest, model):
+        if binary.file_type in _LOADABLE:
             yield library, placed, binary
 
 
@@ -134,10 +146,6 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
 
 
 # ------------------------------------------------------------------ SL303
-
-_LINKABLE = {FileType.SHARED_LIBRARY}
-_LOADABLE = {FileType.SHARED_LIBRARY, FileType.BUNDLE}
-
 
 def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL303: a manifest library's file is a static archive, object or executable."""
@@ -214,9 +222,7 @@ def _soname_problem(library: Library, binary: BinaryRecord) -> str | None:
 def missing_runtime_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL305: a component does not NEED the runtime (or a library it declares it depends on)."""
     runtimes = [lib.name for lib in manifest.libraries if lib.kind is LibraryKind.RUNTIME]
-    for library, _placed, binary in _placed_binaries(manifest, model):
-        if binary.file_type not in _LOADABLE:
-            continue
+    for library, _placed, binary in _loadable_binaries(manifest, model):
         expected = list(library.depends_on)
         if library.kind is LibraryKind.COMPONENT:
             expected += [r for r in runtimes if r not in expected]
@@ -261,7 +267,7 @@ def _owned_definitions(
 def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL306: a library strongly defines a symbol the manifest says another library owns."""
     for owner, owned in _ownership(manifest, model):
-        for library, _placed, binary in _placed_binaries(manifest, model):
+        for library, _placed, binary in _loadable_binaries(manifest, model):
             if library.name == owner.name:
                 continue
             strong = binary.strong_symbols()
@@ -287,7 +293,7 @@ def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Find
 def _ownership(
     manifest: Manifest, model: ArtifactModel
 ) -> Iterator[tuple[Library, dict[str, tuple[str, ...]]]]:
-    for library, _placed, binary in _placed_binaries(manifest, model):
+    for library, _placed, binary in _loadable_binaries(manifest, model):
         if library.owns.symbols:
             yield library, _owned_definitions(library, binary)
 
@@ -319,7 +325,7 @@ def owned_symbol_not_defined(manifest: Manifest, model: ArtifactModel) -> Iterat
 
 def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL307: two libraries that can be loaded together both strongly define a symbol."""
-    placed = list(_placed_binaries(manifest, model))
+    placed = list(_loadable_binaries(manifest, model))
     reported_copies = {
         (library.name, name)
         for owner, owned in _ownership(manifest, model)
@@ -543,7 +549,7 @@ def architecture_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[
 
 def forbidden_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL313: a library loads (through NEEDED) a library it must not depend on."""
-    for library, _placed, binary in _placed_binaries(manifest, model):
+    for library, _placed, binary in _loadable_binaries(manifest, model):
         if not library.must_not_depend_on:
             continue
         chains = load_closure(model, binary, manifest.externals)
