@@ -16,7 +16,8 @@ defined only after the plain evaluation (so that evaluation's errors keep CMake'
 own message and location) and that then lets the config continue.
 
 Results are written as JSON lines by CMake (`file(APPEND)` with hand-escaped
-strings, which every CMake since 3.0 can do); nothing is scraped from messages.
+strings, so nothing newer than the 3.21 the probe needs for IMPORTED_TARGETS);
+nothing is scraped from messages.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def write_probe(
     results = directory / "results"
     results.mkdir(exist_ok=True)
     top = [
-        "cmake_minimum_required(VERSION 3.19)\n",
+        # 3.21: the IMPORTED_TARGETS directory property; an older CMake fails here, loudly.
+        "cmake_minimum_required(VERSION 3.21)\n",
         "project(shiplint_probe NONE)\n",
         _HELPERS,
     ]
