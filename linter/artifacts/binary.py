@@ -63,17 +63,23 @@ class SymbolRecord:
     binding: Binding
     visibility: str
     kind: str  # function | object | other
-    demangled: str | None
 
     @property
     def strong(self) -> bool:
         """A strong definition: a copy of the code, not an inline/vague duplicate."""
         return self.binding is Binding.GLOBAL
 
-    @property
+    # Demangled on first use: most symbols of a run are never shown or matched by name.
+    # (cached_property writes __dict__ directly, which a frozen dataclass allows.)
+    @functools.cached_property
+    def demangled(self) -> str | None:
+        return demangle(self.name)
+
+    @functools.cached_property
     def base(self) -> str:
         """The demangled name without arguments (the mangled name when it does not demangle)."""
-        return base_name(self.demangled) if self.demangled else self.name
+        demangled = self.demangled
+        return base_name(demangled) if demangled else self.name
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,11 @@ class BinaryRecord:
         return self.arches[0] if len(self.arches) == 1 else None
 
     def strong_symbols(self) -> dict[str, SymbolRecord]:
+        """Strong definitions by mangled name (the comparison that tells a copy from an overload)."""
+        return self._strong
+
+    @functools.cached_property
+    def _strong(self) -> dict[str, SymbolRecord]:
         return {s.name: s for s in self.defined if s.strong}
 
 
@@ -237,7 +248,6 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
                 ),
                 visibility=visibility,
                 kind=_elf_kind(_enum_name(symbol.type)),
-                demangled=demangle(symbol_name),
             )
         )
     machine = _enum_name(binary.header.machine_type)
@@ -390,7 +400,6 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
                     binding=Binding.WEAK if symbol.description & _N_WEAK_DEF else Binding.GLOBAL,
                     visibility="default",
                     kind="other",
-                    demangled=demangle(c_name),
                 )
             )
     return BinaryRecord(
@@ -439,7 +448,6 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
             binding=Binding.GLOBAL,
             visibility="default",
             kind="function" if not entry.is_extern else "other",
-            demangled=demangle(entry.name),
         )
         for entry in (export.entries if export is not None else ())
         if entry.name

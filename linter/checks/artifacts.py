@@ -257,11 +257,18 @@ def _owned_definitions(
     library: Library, binary: BinaryRecord
 ) -> dict[str, tuple[str, ...]]:
     """Each sentinel the library owns -> the mangled names of its strong definitions of it."""
-    strong = [s for s in binary.defined if s.strong]
-    return {
-        sentinel: tuple(s.name for s in strong if sentinel in (s.name, s.base))
-        for sentinel in library.owns.symbols
-    }
+    strong = binary.strong_symbols()
+    owned: dict[str, tuple[str, ...]] = {}
+    for sentinel in library.owns.symbols:
+        # Only symbols whose mangled name holds the sentinel's last identifier can
+        # match; the rest are never demangled.
+        last = sentinel.rsplit("::", 1)[-1].split("<", 1)[0]
+        owned[sentinel] = tuple(
+            name
+            for name, symbol in strong.items()
+            if name == sentinel or (last in name and symbol.base == sentinel)
+        )
+    return owned
 
 
 def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
