@@ -27,7 +27,10 @@ def collect_models(request: RunRequest, manifest: Manifest, progress: Progress) 
 
 def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
     """Issue 5: CMake sources and build declarations under request.root."""
-    return []
+    from linter.sources.collect import read_sources
+
+    progress.step(f"reading CMake sources and build declarations under {request.root}")
+    return [read_sources(request.root, manifest)]
 
 
 def _config_source_models(
