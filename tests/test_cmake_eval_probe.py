@@ -218,3 +218,32 @@ def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
     (ev,) = evaluate_artifact(tree, LINUX, replace(_manifest()), ["cmake"], 60)
     assert isinstance(ev, ConfigEvaluation)
     assert ev.failure is None and ev.found and ev.cmake == "cmake"
+
+
+def test_no_cmake_at_all_is_said_not_skipped(tmp_path: Path) -> None:
+    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    models = evaluate_artifact(tree, LINUX, _manifest(), [], 10)
+    (diagnostic,) = lint(_manifest(), models, Selection(select=("SL1",)))
+    assert diagnostic.code == "SL111" and "no CMake binary is configured" in diagnostic.message
+
+
+def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
+    tmp_path: Path,
+) -> None:
+    from linter.manifest.model import Aggregate, Carries
+
+    config = (
+        'include("${CMAKE_CURRENT_LIST_DIR}/../../lib/cmake/pkg-helpers.cmake")\n'
+        "set(pkg_FOUND TRUE)\n"
+    )
+    root = _package(tmp_path, config)
+    (root / "pkg" / "lib" / "cmake").mkdir()
+    (root / "pkg" / "lib" / "cmake" / "pkg-helpers.cmake").write_text(
+        "set(PKG_LIBRARIES from-helper)\n", encoding="utf-8"
+    )
+    the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
+    (ev,) = evaluate_artifact(
+        open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+    )
+    assert isinstance(ev, ConfigEvaluation)
+    assert [e.raw for e in ev.aggregates[0].entries] == ["from-helper"]

@@ -130,6 +130,14 @@ def _evaluate_all(
 ) -> list[ConfigEvaluation]:
     if isinstance(layout, Layout):
         what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
+    if not cmakes:
+        # Said, not skipped: no CMake means no route of the config was checked.
+        failure = Failure(
+            "cmake-unusable",
+            "no CMake binary is configured (--cmake, [tool.shiplint] cmake) and none is on PATH",
+            what.config,
+        )
+        return [_failed(what, "none", "none", None, failure)]
 
     def one(index: int, path: str) -> ConfigEvaluation:
         try:

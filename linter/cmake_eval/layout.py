@@ -111,14 +111,16 @@ def find_config(manifest: Manifest, names: tuple[str, ...]) -> str | None:
 def layout_artifact(
     tree: Tree, manifest: Manifest, platform: Platform, config_member: str, dest: Path
 ) -> Layout | Failure:
-    """The artifact's package as placeholders, with its config directory's .cmake files real."""
+    """The artifact's package as placeholders; its `.cmake` files (the config, its version
+    file, and any module it includes from elsewhere in the package) are real."""
     names = tree.names()
     config_dir = posixpath.dirname(config_member)
     root_dir = manifest.cmake.package_root
     for name in names:
-        real = name.startswith(config_dir + "/") and name.endswith(".cmake")
-        if not (real or _under(name, root_dir)):
+        inside = _under(name, root_dir) or name.startswith(config_dir + "/")
+        if not inside:
             continue
+        real = name.endswith(".cmake")
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if real:
