@@ -235,3 +235,36 @@ def test_fail_on_none_reports_without_failing(
         assert sorted(codes) == ["SL114", "SL301"]
         # format=github already prints the annotations: not twice.
         assert len(annotation_lines(result.stdout)) == 2
+
+
+def test_cmake_versions_are_installed_from_pypi_and_used(
+    action_dir: Path, tmp_path: Path, runner_temp: Path
+) -> None:
+    # ExecuTorch's real config as the config source of a project with the example manifest.
+    workspace = tmp_path / "executorch"
+    (workspace / "tools" / "cmake").mkdir(parents=True)
+    shutil.copy(EXAMPLE_MANIFEST, workspace / "shiplint.yaml")
+    with zipfile.ZipFile(real_wheel()) as wheel:
+        config = wheel.read("executorch/share/cmake/executorch-config.cmake")
+    (workspace / "tools" / "cmake" / "executorch-config.cmake").write_bytes(config)
+    # One release keeps the test short; the README shows one per route ("3.24.3 4.4.5").
+    # `args` narrows the run to config evaluation: this tree has no CMake sources.
+    result = run(
+        action_dir, workspace, runner_temp, **{"cmake-versions": "3.24.3", "args": "--select SL1"}
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    binary = runner_temp / "shiplint-cmake-3.24.3" / "cmake" / "data" / "bin" / "cmake"
+    assert binary.is_file()
+    assert "cmake version 3.24.3" in result.stdout
+    # The installed CMake evaluated the config: its pre-3.28 route misses the QNN delegate.
+    assert set(re.findall(r"title=(SL\d+) ", result.stdout)) == {"SL102"}
+    assert "backend_qnn on CMake 3.24.3 (route paths)" in result.stdout
+
+
+def test_bad_cmake_version_stops_before_installing(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    result = run(action_dir, workspace, runner_temp, **{"cmake-versions": "3.24.3; rm -rf /"})
+    assert result.returncode == 2
+    assert result.steps == ["install"]
+    assert "cmake-versions: '3.24.3;' is not a version like 3.24.3" in result.stdout
