@@ -23,7 +23,8 @@ from linter.manifest.model import Manifest
 from linter.platforms import Platform
 from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake, wheel
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "cmake_eval" / "executorch-1.5.1.txt"
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "cmake_eval"
+GOLDEN = GOLDEN_DIR / "executorch-1.5.1.txt"
 PLATFORMS = (
     "manylinux_2_28_x86_64",
     "manylinux_2_28_aarch64",
@@ -78,15 +79,32 @@ def test_every_wheel_is_evaluated_on_both_routes(wheel_models: dict[str, list[ob
         assert all(e.config.path.endswith(CONFIG) for e in evaluations)
 
 
+def _pinned(golden: Path, report: str) -> None:
+    if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(report, encoding="utf-8")
+    assert report == golden.read_text(encoding="utf-8")
+
+
 def test_the_sl1_report_on_the_real_wheels_is_pinned(
     et_manifest: Manifest, wheel_models: dict[str, list[object]]
 ) -> None:
     models = [m for tag in PLATFORMS for m in wheel_models[tag]]
+    _pinned(GOLDEN, _render(lint(et_manifest, models, Selection(select=("SL1",)))))
+
+
+def test_the_1_4_1_wheel_config_offers_only_the_python_extension(
+    et_manifest: Manifest, both_routes: list[str]
+) -> None:
+    """Before the shared runtime: the 1.5.1 manifest against the 1.4.1 wheel's 2 KB config."""
+    with open_artifact(wheel("1.4.1", "manylinux_2_28_x86_64")) as tree:
+        assert tree.platform is not None
+        models = evaluate_artifact(tree, tree.platform, et_manifest, both_routes, 120)
+    for evaluation in _evaluations(models):
+        assert evaluation.failure is None and evaluation.found
+        assert [t.name for t in evaluation.targets] == ["_portable_lib"]
     report = _render(lint(et_manifest, models, Selection(select=("SL1",))))
-    if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(report, encoding="utf-8")
-    assert report == GOLDEN.read_text(encoding="utf-8")
+    _pinned(GOLDEN_DIR / "executorch-1.4.1.txt", report)
 
 
 def test_what_the_linux_config_publishes_on_each_route(

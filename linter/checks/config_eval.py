@@ -404,7 +404,11 @@ def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) ->
         f"{package}_FOUND is FALSE"
         + (f" ({ev.not_found_message})" if ev.not_found_message else "")
         if not ev.found
-        else f"{package}_FOUND is TRUE"
+        else f"{package}_FOUND is TRUE, offering "
+        + (
+            ", ".join(f"{v.variable}=`{v.text}`" for v in ev.aggregates if v.entries)
+            or "nothing in its aggregates"
+        )
     )
     route = f" (route {ev.route})" if ev.route else ""
     yield Finding(
