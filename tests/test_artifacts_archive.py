@@ -236,3 +236,14 @@ def test_nothing_is_written_while_reading(tmp_path: Path) -> None:
         tree.read("a/b.so")
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert not (tmp_path.parent / "escape.so").exists()
+
+
+def test_tar_declaring_too_much_is_not_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from linter.artifacts import archive
+
+    _tar(tmp_path / "big.tar.gz", {"a.so": bytes(4096), "b.so": bytes(4096)}).close()
+    monkeypatch.setattr(archive, "MAX_TAR_BYTES", 6000)
+    with pytest.raises(ArtifactError, match="not scanned further"):
+        open_artifact(tmp_path / "big.tar.gz")

@@ -84,3 +84,19 @@ def test_known_real_problems_are_reported() -> None:
     assert _codes("1.4.1", "manylinux_2_28_x86_64")["SL301"] == 9
     # The Windows wheel is read on Linux, on Windows' terms, without a crash.
     assert "SL315" not in _codes("1.5.1", "win_amd64")
+
+
+def test_several_artifacts_in_one_run(example: Manifest) -> None:
+    """All platform wheels of one release in one run: each judged on its own platform."""
+    models = []
+    for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64"):
+        with open_artifact(wheel("1.5.1", platform)) as tree:
+            models.append(collect_artifact(tree, example))
+    together = [d.as_dict() for d in lint(example, models, Selection(select=("SL3",)))]
+    expected = [
+        d
+        for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64")
+        for d in json.loads((GOLDEN / f"executorch-1.5.1-{platform}.json").read_text())
+    ]
+    key = lambda d: json.dumps(d, sort_keys=True)  # noqa: E731
+    assert sorted(together, key=key) == sorted(expected, key=key)

@@ -34,8 +34,10 @@ DEFAULT_READ_LIMIT = 256 * 1024 * 1024
 # A member that inflates more than this ratio (and is big enough to matter) is a bomb.
 MAX_COMPRESSION_RATIO = 200
 _RATIO_MIN_SIZE = 1024 * 1024
-# A tar listing is read by scanning the whole stream; stop scanning a hostile one early.
+# A tar listing is read by scanning the whole stream (a compressed one is inflated to
+# skip each member): stop scanning a hostile one early, by count and by declared size.
 MAX_MEMBERS = 200_000
+MAX_TAR_BYTES = 4 * 1024 * 1024 * 1024
 _CHUNK = 1024 * 1024
 
 
@@ -285,11 +287,20 @@ class TarTree(ArtifactTree):
         self._files: dict[str, tarfile.TarInfo] = {}
         self._links: dict[str, str] = {}
         pending: list[tuple[str, str]] = []
+        total = 0
         try:
             for count, member in enumerate(self._tar, 1):
-                if count > MAX_MEMBERS:
-                    raise ArtifactError(path, f"more than {MAX_MEMBERS} members")
+                total += max(member.size, 0)
+                if count > MAX_MEMBERS or total > MAX_TAR_BYTES:
+                    raise ArtifactError(
+                        path,
+                        f"more than {MAX_MEMBERS} members or {MAX_TAR_BYTES} bytes declared "
+                        f"(at {member.name!r}): not scanned further",
+                    )
                 self._add(member, pending)
+        except ArtifactError:
+            self._tar.close()
+            raise
         except (tarfile.TarError, OSError, EOFError) as exc:
             self._tar.close()
             raise ArtifactError(path, f"corrupt tar archive ({exc})") from exc
