@@ -379,7 +379,37 @@ QUIET: list[tuple[str, str, Callable[[], object]]] = [
             )
         ),
     ),
+    ("SL106", "targets only for shipped libraries", _evaluation),
+    (
+        "SL106",
+        "no target for the unshipped library",
+        lambda: _evaluation(shipped=SHIPPED[:2], targets=TARGETS[:2], component_variables=()),
+    ),
+    ("SL107", "every location is the manifest's library", _evaluation),
+    (
+        "SL108",
+        "the runtime does not register statically",
+        lambda: _paths_route(
+            aggregates=(
+                _var("PKG_LIBRARIES", ("pkg/lib/libpkg.so", PATH_ENTRY.format("pkg_ops")), ()),
+            )
+        ),
+    ),
+    ("SL109", "the absent component is refused by name", _evaluation),
+    (
+        "SL109",
+        "refused by a FATAL_ERROR naming it",
+        lambda: _evaluation(
+            requests=(ComponentRequest("gpu", False, True, None, fatal="pkg has no gpu"),)
+        ),
+    ),
     ("SL110", "the old route refuses components by design", _paths_route),
+    ("SL111", "the evaluation completed", _evaluation),
+    (
+        "SL113",
+        "not found and nothing linkable shipped (SL112's case)",
+        lambda: _evaluation(shipped=(), found=False, targets=(), requests=()),
+    ),
     (
         "SL112",
         "source mode is not an artifact",
