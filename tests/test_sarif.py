@@ -190,6 +190,10 @@ def test_fingerprint_survives_a_new_wheel_version(tmp_path: Path) -> None:
     )
     assert fingerprint(old, tmp_path) == fingerprint(new, tmp_path)
     assert fingerprint(old, tmp_path) != fingerprint(other_platform, tmp_path)
+    # ...and to a newer CMake.
+    on_old = replace(old, subject=Subject(variable="V", cmake_version="3.24.3"))
+    on_new = replace(old, subject=Subject(variable="V", cmake_version="3.27.9"))
+    assert fingerprint(on_old, tmp_path) == fingerprint(on_new, tmp_path)
 
 
 def test_fingerprints_unique_within_a_run(tmp_path: Path) -> None:

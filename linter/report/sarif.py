@@ -9,8 +9,9 @@ Choices worth knowing:
   the member is a logical location (`fullyQualifiedName` `wheel.whl!/member`)
   and a result property, because code scanning can only show repository files.
 - `partialFingerprints["shiplint/v1"]` hashes code, subject and path, never the
-  line or the message, so an alert survives unrelated edits; wheel versions are
-  dropped from it so an alert carries over to the next release of the wheel.
+  line or the message, so an alert survives unrelated edits; wheel versions and
+  the subject's CMake version are left out, so an alert carries over to the next
+  release of the wheel and to a newer CMake on the same route.
   Identical keys within one run get an occurrence number.
 - A waived finding keeps its result with an external suppression whose
   justification is the waiver's reason: code scanning shows it as dismissed.
@@ -149,7 +150,12 @@ def _fingerprints(diagnostics: tuple[Diagnostic, ...]) -> list[str]:
     seen: Counter[str] = Counter()
     out = []
     for d in diagnostics:
-        subject = {k: versionless(v) for k, v in d.subject.as_dict().items()}
+        subject = {
+            k: versionless(v)
+            for k, v in d.subject.as_dict().items()
+            # Bumping CI's CMake must not turn every config finding into a new alert.
+            if k != "cmake_version"
+        }
         key = json.dumps(
             [d.code, subject, versionless(d.location.path)], sort_keys=True, ensure_ascii=False
         )
