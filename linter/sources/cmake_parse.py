@@ -129,7 +129,18 @@ class _Builder:
     def statement(self, node: Node) -> list[Statement]:
         kind = node.type
         if kind == "normal_command":
-            return [self.command(node)]
+            command = self.command(node)
+            if command.name in _BLOCK_ENDS:
+                # tree-sitter reads a stray endif() as a plain command; CMake rejects it.
+                self.errors.append(
+                    ParseError(
+                        command.line,
+                        command.column,
+                        f"{command.name}() without its opening command",
+                    )
+                )
+                return []
+            return [command]
         if kind == "if_condition":
             return [self.if_block(node)]
         if kind in ("function_def", "macro_def"):
@@ -223,6 +234,9 @@ class _Builder:
         return Loop(kind, self.args(head), tuple(statements), line, column)
 
 
+_BLOCK_ENDS = {
+    "elseif", "else", "endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock",
+}  # fmt: skip
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", ";": "\\;"}
 
 

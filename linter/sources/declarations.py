@@ -130,6 +130,10 @@ class _Collector:
 
     def statement(self, node: ast.stmt, conditions: Conditions) -> None:
         if isinstance(node, ast.If):
+            if isinstance(node.test, ast.Constant):
+                # `if True:` / `if 0:` decide themselves; only the branch taken asks for anything.
+                self.body(node.body if node.test.value else node.orelse, conditions)
+                return
             test = _short(ast.unparse(node.test))
             self.body(node.body, (*conditions, test))
             self.body(node.orelse, (*conditions, f"not ({test})"))

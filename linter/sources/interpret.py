@@ -202,6 +202,10 @@ class _Walk:
             value = frame.vars.get(name)
             return None if value is None or _UNKNOWN_OPEN in value else value
 
+        # Constants alone (`if(TRUE)`, `if(0)`) are fixed wherever they appear.
+        constant = evaluate(tokens, lambda _: None, lambda _: None)
+        if constant is not None:
+            return constant
         local = frame.local
         if local is not None:
 
