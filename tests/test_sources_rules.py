@@ -91,98 +91,161 @@ def test_every_declaration_kind_builds_the_good_project(
 
 # Each case: the files edited, a manifest change, the code that must fire, where, and a
 # fragment of its message.
-CASES: dict[str, tuple[dict[str, tuple[str, str]], Callable[[Manifest], Manifest] | None,
-                       str, str, str]] = {  # fmt: skip
+Edits = dict[str, tuple[str, str]]
+Case = tuple[Edits, Callable[[Manifest], Manifest] | None, str, str, str]
+CASES: dict[str, Case] = {
     "SL201-target-renamed": (
-        {"kernels/CMakeLists.txt": ("    demo_quantized_ops quantized.cpp", "    demo_q_ops quantized.cpp")},
-        None, "SL201", "shiplint.yaml:21:5",
+        {
+            "kernels/CMakeLists.txt": (
+                "    demo_quantized_ops quantized.cpp",
+                "    demo_q_ops quantized.cpp",
+            )
+        },
+        None,
+        "SL201",
+        "shiplint.yaml:21:5",
         "component kernels_quantized: library demo_kernels_quantized is built by target "
         "demo_quantized_ops, which none of the 5 CMake files read defines",
     ),
     "SL202-wrapper-static": (
         {"cmake/DemoUtils.cmake": ("add_library(${name} SHARED", "add_library(${name} STATIC")},
-        None, "SL202", "kernels/CMakeLists.txt:16:1",
+        None,
+        "SL202",
+        "kernels/CMakeLists.txt:16:1",
         "library demo_kernels_optimized registers from a static initializer but its target "
         "demo_optimized_ops is built STATIC (explicit)",
     ),
     "SL202-build-shared-libs-unset": (
         {"cmake/DemoUtils.cmake": ("add_library(${name} SHARED", "add_library(${name}")},
-        None, "SL202", "kernels/CMakeLists.txt:6:3",
+        None,
+        "SL202",
+        "kernels/CMakeLists.txt:6:3",
         "is built STATIC (no type given and BUILD_SHARED_LIBS is not set, so STATIC)",
     ),
     "SL203-wrong-output-name": (
         {"kernels/CMakeLists.txt": ("OUTPUT demo_kernels_optimized", "OUTPUT demo_optimized")},
-        None, "SL203", "kernels/CMakeLists.txt:16:1",
+        None,
+        "SL203",
+        "kernels/CMakeLists.txt:16:1",
         "library demo_kernels_optimized must be named demo_kernels_optimized, but target "
         "demo_optimized_ops produces demo_optimized (set at kernels/CMakeLists.txt:16:1)",
     ),
     "SL203-conditional-name-removed": (
         {"kernels/CMakeLists.txt": ("OUTPUT_NAME demo_kernels_quantized", "OUTPUT_NAME demo_q")},
-        None, "SL203", "kernels/CMakeLists.txt:10:5",
+        None,
+        "SL203",
+        "kernels/CMakeLists.txt:10:5",
         "target demo_quantized_ops produces demo_q (set at kernels/CMakeLists.txt:10:5, only "
         "when DEMO_BUILD_SHARED and DEMO_BUILD_WHEEL), demo_quantized_ops (the target name)",
     ),
     "SL204-not-installed": (
-        {"kernels/CMakeLists.txt": ("DEPS demo_kernels_impl demo_runtime",
-                                    "NO_INSTALL DEPS demo_kernels_impl demo_runtime")},
-        None, "SL204", "kernels/CMakeLists.txt:6:3",
+        {
+            "kernels/CMakeLists.txt": (
+                "DEPS demo_kernels_impl demo_runtime",
+                "NO_INSTALL DEPS demo_kernels_impl demo_runtime",
+            )
+        },
+        None,
+        "SL204",
+        "kernels/CMakeLists.txt:6:3",
         "component kernels_quantized: target demo_quantized_ops (library "
         "demo_kernels_quantized) is never installed",
     ),
     "SL205-setup-py-forgets-it": (
-        {"setup.py": ('        args.append("--target")\n        args.append("demo_quantized_ops")\n',
-                      "        pass\n")},
-        None, "SL205", "kernels/CMakeLists.txt:6:3",
+        {
+            "setup.py": (
+                '        args.append("--target")\n        args.append("demo_quantized_ops")\n',
+                "        pass\n",
+            )
+        },
+        None,
+        "SL205",
+        "kernels/CMakeLists.txt:6:3",
         "component kernels_quantized: target demo_quantized_ops (library "
         "demo_kernels_quantized) is declared but never built: the build (setup-py (setup.py))",
     ),
     "SL205-nothing-links-it-any-more": (
         {"plugin/CMakeLists.txt": ("PRIVATE demo_optimized_ops", "PRIVATE demo_runtime")},
-        None, "SL205", "kernels/CMakeLists.txt:16:1",
+        None,
+        "SL205",
+        "kernels/CMakeLists.txt:16:1",
         "component kernels_optimized: target demo_optimized_ops",
     ),
     "SL205-preset-forgets-it": (
-        {"CMakePresets.json": ('"demo_runtime", "demo_quantized_ops", "demo_plugin"',
-                               '"demo_runtime", "demo_plugin"')},
-        declarations(("cmake-presets", "CMakePresets.json")), "SL205", "kernels/CMakeLists.txt:6:3",
+        {
+            "CMakePresets.json": (
+                '"demo_runtime", "demo_quantized_ops", "demo_plugin"',
+                '"demo_runtime", "demo_plugin"',
+            )
+        },
+        declarations(("cmake-presets", "CMakePresets.json")),
+        "SL205",
+        "kernels/CMakeLists.txt:6:3",
         "the build (cmake-presets (CMakePresets.json)) does not ask for it",
     ),
     "SL205-scikit-build-forgets-it": (
-        {"pyproject.toml": ('"demo_runtime", "demo_quantized_ops", "demo_plugin"',
-                            '"demo_runtime", "demo_plugin"')},
-        declarations(("scikit-build", "pyproject.toml")), "SL205", "kernels/CMakeLists.txt:6:3",
+        {
+            "pyproject.toml": (
+                '"demo_runtime", "demo_quantized_ops", "demo_plugin"',
+                '"demo_runtime", "demo_plugin"',
+            )
+        },
+        declarations(("scikit-build", "pyproject.toml")),
+        "SL205",
+        "kernels/CMakeLists.txt:6:3",
         "target demo_quantized_ops (library demo_kernels_quantized) is declared but never built",
     ),
     "SL206-setup-py-typo": (
-        {"setup.py": ('args += ["--target", "demo_runtime"]', 'args += ["--target", "demo_runtme"]')},
-        None, "SL206", "setup.py:10:26",
+        {
+            "setup.py": (
+                'args += ["--target", "demo_runtime"]',
+                'args += ["--target", "demo_runtme"]',
+            )
+        },
+        None,
+        "SL206",
+        "setup.py:10:26",
         "the build (setup-py) asks for target demo_runtme, which none of the 5 CMake files "
         "read defines",
     ),
     "SL206-preset-typo": (
         {"CMakePresets.json": ('"demo_plugin"]', '"demo_plugn"]')},
-        declarations(("cmake-presets", "CMakePresets.json")), "SL206", "CMakePresets.json:11:57",
+        declarations(("cmake-presets", "CMakePresets.json")),
+        "SL206",
+        "CMakePresets.json:11:57",
         "the build (cmake-presets) asks for target demo_plugn",
     ),
     "SL206-packaging-entry-typo": (
         {"shiplint.yaml": ("build: {target: demo_plugin}", "build: {target: demo_plugins}")},
-        None, "SL206", "shiplint.yaml:39:5",
+        None,
+        "SL206",
+        "shiplint.yaml:39:5",
         "library demo_plugin (plugin) is built by target demo_plugins, which none of the 5 "
         "CMake files read defines",
     ),
     "SL207-vendored-tree-not-excluded": (
-        {"shiplint.yaml": ('exclude: ["third-party/**"]', "exclude: []"),
-         "CMakeLists.txt": ("if(DEMO_USE_VENDORED)", "if(TRUE)")},
-        None, "SL207", "third-party/vendored/CMakeLists.txt:2:1",
+        {
+            "shiplint.yaml": ('exclude: ["third-party/**"]', "exclude: []"),
+            "CMakeLists.txt": ("if(DEMO_USE_VENDORED)", "if(TRUE)"),
+        },
+        None,
+        "SL207",
+        "third-party/vendored/CMakeLists.txt:2:1",
         "CMake syntax error",
     ),
     "SL207-f-string-target": (
-        {"setup.py": ('args += ["--target", "demo_runtime"]',
-                      'name = "runtime"\n    args += ["--target", f"demo_{name}"]')},
-        None, "SL207", "setup.py:11:26",
+        {
+            "setup.py": (
+                'args += ["--target", "demo_runtime"]',
+                'name = "runtime"\n    args += ["--target", f"demo_{name}"]',
+            )
+        },
+        None,
+        "SL207",
+        "setup.py:11:26",
         "`--target` is followed by `f'demo_{name}'`, not a literal target name",
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", list(CASES))
