@@ -109,6 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in exc.problems:
             print(f"shiplint: error: {problem.render()}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (`shiplint rules | head`): stop quietly, as a pipe stage should.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print("shiplint: interrupted", file=sys.stderr)
         return 130
