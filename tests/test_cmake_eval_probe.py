@@ -247,3 +247,37 @@ def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
     )
     assert isinstance(ev, ConfigEvaluation)
     assert [e.raw for e in ev.aggregates[0].entries] == ["from-helper"]
+
+
+def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) -> None:
+    from linter.manifest.model import Aggregate, Carries
+
+    config = (
+        'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n'
+    )
+    root = _package(tmp_path, config)
+    other = root / "pkg" / "lib" / "cmake" / "pkg"
+    other.mkdir(parents=True)
+    # Resolves the root one level short: the classic bug of a second install location.
+    (other / "pkg-config.cmake").write_text(
+        'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_CURRENT_LIST_DIR}/../libpkg.so")\n',
+        encoding="utf-8",
+    )
+    base = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
+    the_manifest = replace(
+        base,
+        cmake=replace(base.cmake, installed_config_dirs=("pkg/share/cmake", "pkg/lib/cmake/pkg")),
+    )
+    (ev,) = evaluate_artifact(
+        open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+    )
+    assert isinstance(ev, ConfigEvaluation)
+    assert ev.aggregates[0].components == ("runtime",)
+    (alternate,) = ev.alternates
+    assert alternate.config.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
+    # Not the first copy's answer again: find_package's cached <pkg>_DIR was forgotten.
+    assert [e.raw for e in alternate.aggregates[0].entries] == ["pkg/lib/cmake/libpkg.so"]
+    found = [d for d in lint(the_manifest, [ev], Selection(select=("SL115",)))]
+    assert len(found) == 1
+    assert found[0].location.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
+    assert "PKG_LIBRARIES carries nothing vs runtime" in found[0].message

@@ -98,7 +98,10 @@ def _var(
     targets: tuple[ImportedTarget, ...] = TARGETS,
     platform: Platform = LINUX,
 ) -> ResolvedVariable:
-    return ResolvedVariable(name, True, Resolver(MANIFEST, platform, targets).resolve(items))
+    present = frozenset(lib.member for lib in SHIPPED)
+    return ResolvedVariable(
+        name, True, Resolver(MANIFEST, platform, targets, present).resolve(items)
+    )
 
 
 def _requests(shipped: tuple[str, ...]) -> tuple[ComponentRequest, ...]:
@@ -464,3 +467,22 @@ def test_sl101_quiet_when_an_only_aggregate_lists_the_opt_in() -> None:
     custom = replace(MANIFEST, aggregates=(only,))
     model = _evaluation(aggregates=(_var("PKG_LIBRARIES", ("pkg::runtime", "pkg::extra")),))
     assert lint(custom, [model], Selection(select=("SL1",))) == []
+
+
+def test_sl115_fires_when_an_installed_copy_publishes_something_else() -> None:
+    from linter.cmake_eval.model import AlternateConfig
+
+    same = AlternateConfig(
+        Location("pkg-1.0.whl!/pkg/lib/cmake/pkg/pkg-config.cmake"),
+        True,
+        _evaluation().aggregates,
+        _evaluation().component_variables,
+        TARGETS,
+    )
+    assert _codes(_evaluation(alternates=(same,))) == []
+    differs = replace(same, found=False, targets=TARGETS[:1])
+    (diagnostic,) = _codes(_evaluation(alternates=(differs,)))
+    assert diagnostic.code == "SL115"
+    assert diagnostic.location == same.config
+    assert "pkg_FOUND False vs True" in diagnostic.message
+    assert "targets missing here: pkg::extra, pkg::ops" in diagnostic.message

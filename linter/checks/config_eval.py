@@ -401,8 +401,7 @@ def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) ->
         return
     package = manifest.cmake.package
     state = (
-        f"{package}_FOUND is FALSE"
-        + (f" ({ev.not_found_message})" if ev.not_found_message else "")
+        f"{package}_FOUND is FALSE" + (f" ({ev.not_found_message})" if ev.not_found_message else "")
         if not ev.found
         else f"{package}_FOUND is TRUE, offering "
         + (
@@ -443,6 +442,52 @@ def package_not_found_despite_libraries(
     )
 
 
+def installed_configs_disagree(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    for alternate in ev.alternates:
+        differences: list[str] = []
+        if alternate.found != ev.found:
+            differences.append(f"{manifest.cmake.package}_FOUND {alternate.found} vs {ev.found}")
+        pairs = (
+            *zip(alternate.aggregates, ev.aggregates, strict=True),
+            *zip(alternate.component_variables, ev.component_variables, strict=True),
+        )
+        for theirs, ours in pairs:
+            if set(theirs.components) != set(ours.components):
+                differences.append(
+                    f"{ours.variable} carries {', '.join(theirs.components) or 'nothing'} "
+                    f"vs {', '.join(ours.components) or 'nothing'}"
+                )
+        their_targets = {t.name: t.location for t in alternate.targets}
+        our_targets = {t.name: t.location for t in ev.targets}
+        if their_targets != our_targets:
+            only_theirs = sorted(set(their_targets) - set(our_targets))
+            only_ours = sorted(set(our_targets) - set(their_targets))
+            moved = sorted(
+                n
+                for n in set(their_targets) & set(our_targets)
+                if their_targets[n] != our_targets[n]
+            )
+            for label, names in (
+                ("targets only here", only_theirs),
+                ("targets missing here", only_ours),
+                ("targets at other locations", moved),
+            ):
+                if names:
+                    differences.append(f"{label}: {', '.join(names)}")
+        if not differences:
+            continue
+        yield Finding(
+            message=f"{alternate.config.path} publishes something else than {ev.config.path} "
+            f"on {_on(ev)}: {'; '.join(differences)}",
+            location=alternate.config,
+            subject=_subject(ev),
+            hint="Install one config and resolve the package root from its own location the "
+            "same way from every directory it is installed in.",
+        )
+
+
 def config_missing_from_artifact(manifest: Manifest, model: MissingConfig) -> Iterator[Finding]:
     yield Finding(
         message=f"{model.label} holds no {manifest.cmake.package} CMake config in "
@@ -469,4 +514,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL112", ConfigEvaluation, config_without_linkable_library),
     Rule("SL113", ConfigEvaluation, package_not_found_despite_libraries),
     Rule("SL114", MissingConfig, config_missing_from_artifact),
+    Rule("SL115", ConfigEvaluation, installed_configs_disagree),
 )

@@ -20,6 +20,7 @@ from linter.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from linter.cmake_eval.compare import compare_routes
 from linter.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
 from linter.cmake_eval.model import (
+    AlternateConfig,
     ComponentRequest,
     ConfigEvaluation,
     Failure,
@@ -211,20 +212,29 @@ def evaluate_once(
         probe_variables(manifest),
         components,
         layout.configure,
+        tuple(directory for _, directory in layout.alternates),
     )
     outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout)
     mapper = PathMapper(layout.root)
     main = read_results(probe.main_result, mapper)
-    targets = _targets(main, manifest)
-    resolver = Resolver(manifest, layout.platform, targets)
-
-    def resolved(name: str) -> ResolvedVariable:
-        defined, value = main.variables.get(name, (False, ""))
-        return ResolvedVariable(name, defined, resolver.resolve(cmake_list(value)))
-
     package = manifest.cmake.package
+    present = frozenset(lib.member for lib in layout.shipped)
+    published = _published(main, manifest, layout.platform, present)
     found = main.variables.get(f"{package}_FOUND", (False, ""))
     message = main.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+    alternates = []
+    for (member, _), path in zip(layout.alternates, probe.alternate_results, strict=True):
+        raw = read_results(path, mapper)
+        if raw.present:
+            alternate_found = raw.variables.get(f"{package}_FOUND", (False, ""))
+            alternates.append(
+                AlternateConfig(
+                    Location(layout.display(member)),
+                    alternate_found[0] and truthy(alternate_found[1]),
+                    *_published(raw, manifest, layout.platform, present),
+                )
+            )
+    aggregates, component_variables, targets = published
     return ConfigEvaluation(
         mode=layout.mode,
         label=layout.label,
@@ -237,12 +247,31 @@ def evaluate_once(
         failure=_failure(outcome, main, layout, mapper, probe, timeout),
         found=found[0] and truthy(found[1]),
         not_found_message=message or None,
-        aggregates=tuple(resolved(a.variable) for a in manifest.aggregates),
-        component_variables=tuple(resolved(v.variable) for v in manifest.component_variables),
+        aggregates=aggregates,
+        component_variables=component_variables,
         targets=targets,
         requests=_requests(probe, mapper, layout, package),
         seconds=round(outcome.seconds, 3),
         warnings=tuple(mapper.text(w) for w in warnings(outcome.stderr)),
+        alternates=tuple(alternates),
+    )
+
+
+def _published(
+    raw: Raw, manifest: Manifest, platform: Platform, present: frozenset[str]
+) -> tuple[tuple[ResolvedVariable, ...], tuple[ResolvedVariable, ...], tuple[ImportedTarget, ...]]:
+    """The manifest's aggregates and component variables, resolved, and the targets."""
+    targets = _targets(raw, manifest)
+    resolver = Resolver(manifest, platform, targets, present)
+
+    def resolved(name: str) -> ResolvedVariable:
+        defined, value = raw.variables.get(name, (False, ""))
+        return ResolvedVariable(name, defined, resolver.resolve(cmake_list(value)))
+
+    return (
+        tuple(resolved(a.variable) for a in manifest.aggregates),
+        tuple(resolved(v.variable) for v in manifest.component_variables),
+        targets,
     )
 
 

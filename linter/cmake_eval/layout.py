@@ -58,6 +58,8 @@ class Layout:
     config_location: Location
     shipped: tuple[ShippedLibrary, ...]
     configure: tuple[ConfigureIn, ...] = ()
+    # Other installed copies of the config: (member of the config file, its directory).
+    alternates: tuple[tuple[str, Path], ...] = ()
     # Tree members that stand for a repository file (source mode): member -> repo path.
     sources: tuple[tuple[str, str], ...] = ()
 
@@ -97,15 +99,23 @@ def _under(name: str, directory: str) -> bool:
     return directory in ("", ".") or name.startswith(directory.rstrip("/") + "/")
 
 
-def find_config(manifest: Manifest, names: tuple[str, ...]) -> str | None:
-    """The member of the first installed config directory that holds the config file."""
+def find_configs(manifest: Manifest, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The config file of each installed config directory that holds one, in manifest order."""
     present = set(names)
+    found: list[str] = []
     for directory in manifest.cmake.installed_config_dirs:
         for file_name in config_file_names(manifest.cmake.package):
             member = posixpath.join(directory, file_name)
             if member in present:
-                return member
-    return None
+                found.append(member)
+                break
+    return tuple(found)
+
+
+def find_config(manifest: Manifest, names: tuple[str, ...]) -> str | None:
+    """The member of the first installed config directory that holds the config file."""
+    configs = find_configs(manifest, names)
+    return configs[0] if configs else None
 
 
 def layout_artifact(
@@ -140,6 +150,11 @@ def layout_artifact(
         config_dir=dest / config_dir,
         config_location=Location(f"{tree.label}!/{config_member}"),
         shipped=shipped_libraries(manifest, platform, names),
+        alternates=tuple(
+            (member, dest / posixpath.dirname(member))
+            for member in find_configs(manifest, names)
+            if member != config_member
+        ),
     )
 
 

@@ -113,6 +113,17 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class AlternateConfig:
+    """The same package's config installed in another directory of the artifact."""
+
+    config: Location
+    found: bool
+    aggregates: tuple[ResolvedVariable, ...]
+    component_variables: tuple[ResolvedVariable, ...]
+    targets: tuple[ImportedTarget, ...]
+
+
+@dataclass(frozen=True)
 class ConfigEvaluation:
     """One configure run of the probe: one config, one platform, one CMake."""
 
@@ -138,6 +149,8 @@ class ConfigEvaluation:
     seconds: float
     # Warnings CMake printed (text only; shown to the user, never turned into findings).
     warnings: tuple[str, ...] = ()
+    # The other installed copies of the config, evaluated in the same run.
+    alternates: tuple[AlternateConfig, ...] = ()
 
     @property
     def artifact(self) -> str | None:

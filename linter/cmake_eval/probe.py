@@ -6,6 +6,10 @@ in its own subdirectory, and each component request
 targets and variables are directory-scoped, so every request sees a fresh
 evaluation, as a consumer's first call would, and targets never collide.
 
+When the artifact installs the config in more than one place (ExecuTorch:
+`share/cmake` and `lib/cmake/executorch`), each other copy is evaluated the same
+way in an `alternate_<i>` subdirectory of the same run.
+
 Requests are not REQUIRED on purpose. Listing a component under COMPONENTS
 already sets `<pkg>_FIND_REQUIRED_<c>`, so the config takes its required-component
 path and sets `<pkg>_FOUND`/`<pkg>_NOT_FOUND_MESSAGE`; REQUIRED would only make
@@ -111,6 +115,7 @@ class ProbeFiles:
     source_dir: Path
     main_result: Path
     request_results: tuple[tuple[str, Path], ...]
+    alternate_results: tuple[Path, ...] = ()
 
 
 def _bracket(text: str) -> str:
@@ -127,7 +132,21 @@ def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str
     if components:
         parts += ["COMPONENTS", *components]
     parts += ["PATHS", _bracket(str(config_dir)), "NO_DEFAULT_PATH"]
-    return f"find_package({' '.join(parts)})\n"
+    # find_package caches <pkg>_DIR and then ignores PATHS: forget the previous answer,
+    # so each call evaluates the config directory it names.
+    forget = f"unset({package}_DIR CACHE)\nunset({package}_DIR)\n"
+    return f"{forget}find_package({' '.join(parts)})\n"
+
+
+def _dump(package: str, config_dir: Path, result: Path, variables: Sequence[str]) -> str:
+    out = _bracket(str(result))
+    return "".join(
+        [
+            _find(package, config_dir),
+            *(f"_shiplint_var({out} {_bracket(v)})\n" for v in variables),
+            f"_shiplint_targets({out})\n",
+        ]
+    )
 
 
 def write_probe(
@@ -137,6 +156,7 @@ def write_probe(
     variables: Sequence[str],
     components: Sequence[str],
     configure: Sequence[ConfigureIn] = (),
+    alternates: Sequence[Path] = (),
 ) -> ProbeFiles:
     """Write the probe project under `directory` and say where its results will appear."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -158,14 +178,22 @@ def write_probe(
             f"INSTALL_PREFIX {_bracket(str(item.install_prefix))})\n"
         )
     main_result = results / "main.jsonl"
-    main = [
-        _find(package, config_dir),
-        *(f"_shiplint_var({_bracket(str(main_result))} {_bracket(v)})\n" for v in variables),
-        f"_shiplint_targets({_bracket(str(main_result))})\n",
-    ]
     (directory / "main").mkdir(exist_ok=True)
-    (directory / "main" / "CMakeLists.txt").write_text("".join(main), encoding="utf-8")
+    (directory / "main" / "CMakeLists.txt").write_text(
+        _dump(package, config_dir, main_result, variables), encoding="utf-8"
+    )
     top.append("add_subdirectory(main)\n")
+    # The same package installed elsewhere in the artifact, evaluated the same way.
+    alternate_results: list[Path] = []
+    for index, alternate in enumerate(alternates):
+        sub = f"alternate_{index}"
+        result = results / f"{sub}.jsonl"
+        alternate_results.append(result)
+        (directory / sub).mkdir(exist_ok=True)
+        (directory / sub / "CMakeLists.txt").write_text(
+            _dump(package, alternate, result, variables), encoding="utf-8"
+        )
+        top.append(f"add_subdirectory({sub})\n")
     top.append(_MESSAGE_OVERRIDE)
 
     requests: list[tuple[str, Path]] = []
@@ -187,4 +215,4 @@ def write_probe(
         (directory / sub / "CMakeLists.txt").write_text("".join(body), encoding="utf-8")
         top.append(f"add_subdirectory({sub})\n")
     (directory / "CMakeLists.txt").write_text("".join(top), encoding="utf-8")
-    return ProbeFiles(directory, main_result, tuple(requests))
+    return ProbeFiles(directory, main_result, tuple(requests), tuple(alternate_results))

@@ -27,9 +27,14 @@ class Resolver:
     manifest: Manifest
     platform: Platform
     targets: tuple[ImportedTarget, ...]
+    # Member paths of the libraries present in the evaluated tree: a path naming a file
+    # that is not there carries nothing, whatever its name.
+    present: frozenset[str]
 
     def library_of(self, path: str) -> tuple[str | None, str | None]:
         """(library, component) of a library file, by the manifest's pattern for the platform."""
+        if path not in self.present:
+            return None, None
         name = posixpath.basename(path)
         for lib in self.manifest.libraries:
             if lib.matches_file(self.platform, name):
