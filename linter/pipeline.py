@@ -53,13 +53,14 @@ def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress
     models: list[object] = []
     for path in request.artifacts:
         progress.step(f"reading {path.name}")
-        tree = open_artifact(path)
-        binaries = _binary_models(tree, request, manifest, progress)
-        models.extend(binaries)
-        models.extend(_config_artifact_models(tree, request, manifest, progress))
-        models.extend(_operator_models(tree, binaries, request, manifest, progress))
-        if request.link_probe:
-            models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
+        # Closed after every area has read it: a run over many artifacts holds one open.
+        with open_artifact(path) as tree:
+            binaries = _binary_models(tree, request, manifest, progress)
+            models.extend(binaries)
+            models.extend(_config_artifact_models(tree, request, manifest, progress))
+            models.extend(_operator_models(tree, binaries, request, manifest, progress))
+            if request.link_probe:
+                models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
     return models
 
 
