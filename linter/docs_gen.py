@@ -35,7 +35,7 @@ _HEADER = """\
 Every rule has a code, a slug naming the defect, and a default severity. Select or
 ignore rules by code or prefix (`--select SL3`, `--ignore SL305`); waive a finding
 for one subject in the manifest's `waivers`, with a reason. `shiplint explain CODE`
-prints the same text as this page.
+prints the same documentation in the terminal.
 
 """
 
