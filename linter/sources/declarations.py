@@ -197,7 +197,9 @@ def _nested_lists(node: ast.stmt) -> Iterator[ast.List | ast.Tuple]:
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
         skip.add(id(node.value))
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        skip.update(id(a) for a in node.value.args)
+        func = node.value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("append", "extend"):
+            skip.update(id(a) for a in node.value.args)
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.stmt):
             continue
@@ -316,32 +318,33 @@ def _read_presets(rel: str, text: str, plan: _Plan) -> None:
     for name, preset in by_name.items():
         if preset.get("hidden"):
             continue
-        targets = _preset_targets(preset, by_name, set())
+        targets, declared_in = _preset_targets(name, preset, by_name, set())
         where = _find(rel, text, f'"{name}"', None)
         if not targets:
             plan.builds_all.append(where)
             continue
         for target in targets:
-            location = _find(rel, text, f'"{target}"', f'"{name}"')
+            location = _find(rel, text, f'"{target}"', f'"{declared_in}"')
             _add(plan, TargetRequest(target, "cmake-presets", location, (f"preset {name}",)))
 
 
 def _preset_targets(
-    preset: dict[str, Any], by_name: dict[Any, dict[str, Any]], seen: set[str]
-) -> list[str]:
+    name: str, preset: dict[str, Any], by_name: dict[Any, dict[str, Any]], seen: set[str]
+) -> tuple[list[str], str]:
+    """The preset's targets, its own or inherited, and the preset that states them."""
     targets = preset.get("targets")
     if isinstance(targets, str):
-        return [targets]
+        return [targets], name
     if isinstance(targets, list):
-        return [t for t in targets if isinstance(t, str)]
+        return [t for t in targets if isinstance(t, str)], name
     inherits = preset.get("inherits", [])
     for parent in [inherits] if isinstance(inherits, str) else inherits:
         if parent in by_name and parent not in seen:
             seen.add(parent)
-            found = _preset_targets(by_name[parent], by_name, seen)
+            found, where = _preset_targets(parent, by_name[parent], by_name, seen)
             if found:
-                return found
-    return []
+                return found, where
+    return [], name
 
 
 def _add(plan: _Plan, request: TargetRequest) -> None:
