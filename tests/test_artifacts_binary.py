@@ -212,3 +212,41 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
         "assert 'lief' not in sys.modules, 'lief imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+FUZZ = """
+import random, sys, zipfile
+from linter.artifacts.binary import BinaryError, BinaryRecord, read_binary
+wheel, member = sys.argv[1], sys.argv[2]
+data = zipfile.ZipFile(wheel).read(member)
+rnd = random.Random(20261130)
+for i in range(40):
+    mutated = bytearray(data)
+    if i % 2:
+        mutated = mutated[: rnd.randrange(64, len(mutated))]
+    for _ in range(rnd.randrange(1, 64)):
+        mutated[rnd.randrange(min(len(mutated), 16384))] = rnd.randrange(256)
+    assert isinstance(read_binary(bytes(mutated), member), BinaryRecord | BinaryError)
+"""
+
+
+@pytest.mark.parametrize(
+    ("platform", "member"),
+    [
+        ("manylinux_2_28_x86_64", "executorch/lib/libexecutorch_etdump.so"),
+        ("macosx_14_0_arm64", "executorch/lib/libexecutorch_etdump.dylib"),
+        ("win_amd64", "executorch/kernels/quantized/quantized_ops_aot_lib.dll"),
+    ],
+)
+def test_mutated_real_binaries_never_crash_the_process(platform: str, member: str) -> None:
+    """Corrupted headers and truncations, in a child process so a crash inside lief
+    (not only an exception) would fail the test instead of the test run."""
+    result = subprocess.run(
+        [sys.executable, "-c", FUZZ, str(wheel("1.5.1", platform)), member],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr == ""
