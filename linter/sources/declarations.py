@@ -309,7 +309,9 @@ def _read_presets(rel: str, text: str, plan: _Plan) -> None:
         )
         return
     presets = document.get("buildPresets", []) if isinstance(document, dict) else []
-    by_name = {p.get("name"): p for p in presets if isinstance(p, dict)}
+    by_name: dict[str, dict[str, Any]] = {
+        p["name"]: p for p in presets if isinstance(p, dict) and isinstance(p.get("name"), str)
+    }
     if not by_name:
         plan.unreadable.append(
             Unreadable(Location(rel), "no buildPresets: nothing says which targets are built")
@@ -329,7 +331,7 @@ def _read_presets(rel: str, text: str, plan: _Plan) -> None:
 
 
 def _preset_targets(
-    name: str, preset: dict[str, Any], by_name: dict[Any, dict[str, Any]], seen: set[str]
+    name: str, preset: dict[str, Any], by_name: dict[str, dict[str, Any]], seen: set[str]
 ) -> tuple[list[str], str]:
     """The preset's targets, its own or inherited, and the preset that states them."""
     targets = preset.get("targets")
