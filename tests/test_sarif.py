@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections import Counter
+from contextlib import redirect_stdout
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ import jsonschema
 import pytest
 
 from linter.catalogue import catalogue
+from linter.cli import main as cli_main
 from linter.diagnostics import Location, Subject
 from linter.report import reporter
 from linter.report.model import Report
@@ -26,6 +30,7 @@ from tests.real_reports import (
 from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+ACME_MANIFEST = Path(__file__).parent / "data" / "projects" / "acme" / "shiplint.yaml"
 
 
 @pytest.fixture(scope="session")
@@ -248,3 +253,40 @@ def test_real_wheel_sarif_validates_and_keeps_every_finding(
     )
     assert config["level"] == "error"
     assert "backend_qnn" in config["message"]["text"]
+
+
+def test_manifest_waiver_becomes_a_suppression_end_to_end(
+    validator: jsonschema.Draft4Validator, tmp_path: Path
+) -> None:
+    # The acme manifest with a waiver, and a wheel that lacks its library and config.
+    manifest = tmp_path / "shiplint.yaml"
+    manifest.write_text(
+        ACME_MANIFEST.read_text(encoding="utf-8")
+        + "waivers:\n"
+        + "  - rule: SL114\n"
+        + "    reason: The config ships in the separate acme-cmake wheel (ACME-7).\n",
+        encoding="utf-8",
+    )
+    wheel = tmp_path / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("acme/README", "nothing linkable\n")
+    out = tmp_path / "report.sarif"
+    with redirect_stdout(io.StringIO()):
+        code = cli_main(
+            ["check", "--no-sources", "--manifest", str(manifest), "--root", str(tmp_path),
+             "--format", "sarif", "--output", str(out), str(wheel)]
+        )  # fmt: skip
+    assert code == 1  # SL301 still fails the run; the waived SL114 does not count
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert_valid(validator, document)
+    by_rule = {r["ruleId"]: r for r in results(document)}
+    assert set(by_rule) == {"SL114", "SL301"}
+    assert by_rule["SL114"]["suppressions"] == [
+        {
+            "kind": "external",
+            "status": "accepted",
+            "justification": "The config ships in the separate acme-cmake wheel (ACME-7).",
+        }
+    ]
+    assert "suppressions" not in by_rule["SL301"]
+    assert document["runs"][0]["properties"]["summary"]["waived"] == 1
