@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from linter.cli import main as cli_main
 from linter.report import reporter
@@ -268,3 +269,17 @@ def test_bad_cmake_version_stops_before_installing(
     assert result.returncode == 2
     assert result.steps == ["install"]
     assert "cmake-versions: '3.24.3;' is not a version like 3.24.3" in result.stdout
+
+
+def test_readme_workflow_uses_declared_inputs_and_outputs() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (workflow,) = (b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "jobs:" in b)
+    steps = yaml.safe_load(workflow)["jobs"]["shiplint"]["steps"]
+    action = load_action(REPO / "action.yml")
+    (ours,) = (s for s in steps if "shiplint@" in s.get("uses", ""))
+    assert set(ours["with"]) <= set(action["inputs"])
+    used = set(re.findall(r"steps\.shiplint\.outputs\.([a-z-]+)", workflow))
+    assert used and used <= set(action["outputs"])
+    # The documented input table lists every input.
+    for name in action["inputs"]:
+        assert f"| `{name}` |" in readme

@@ -154,6 +154,24 @@ def test_hook_definitions() -> None:
     assert "--no-sources" in artifacts["entry"].split()
 
 
+def test_hooks_file_and_readme_config_pass_pre_commit_validation(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["pre-commit", "validate-manifest", str(HOOKS)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The README's .pre-commit-config.yaml example is a valid config naming real hooks.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (example,) = (b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "repos:" in b)
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(example, encoding="utf-8")
+    done = subprocess.run(
+        ["pre-commit", "validate-config", str(config)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    named = {h["id"] for repo in yaml.safe_load(example)["repos"] for h in repo["hooks"]}
+    assert named == set(hooks())
+
+
 def test_good_project_passes(tmp_path: Path, hook_repo: HookRepo) -> None:
     repo = project(tmp_path, hook_repo)
     done = pre_commit(repo, hook_repo, "run", "--all-files")
