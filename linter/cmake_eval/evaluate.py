@@ -39,7 +39,6 @@ from linter.cmake_eval.results import (
     error_location,
     first_error,
     read_results,
-    warnings,
 )
 from linter.cmake_eval.run import RunOutcome, configure
 from linter.diagnostics import Location
@@ -252,7 +251,6 @@ def evaluate_once(
         targets=targets,
         requests=_requests(probe, mapper, layout, package),
         seconds=round(outcome.seconds, 3),
-        warnings=tuple(mapper.text(w) for w in warnings(outcome.stderr)),
         alternates=tuple(alternates),
     )
 

@@ -147,8 +147,6 @@ class ConfigEvaluation:
     requests: tuple[ComponentRequest, ...]
     # Seconds the configure run took (wall clock).
     seconds: float
-    # Warnings CMake printed (text only; shown to the user, never turned into findings).
-    warnings: tuple[str, ...] = ()
     # The other installed copies of the config, evaluated in the same run.
     alternates: tuple[AlternateConfig, ...] = ()
 

@@ -22,7 +22,6 @@ _ERROR = re.compile(
     r"(?P<body>(?:[ \t]*\n|  .*\n?)*)",
     re.MULTILINE,
 )
-_WARNING = re.compile(r"^CMake Warning(?: \(dev\))?(?: at (?P<where>[^\n]*))?:", re.MULTILINE)
 
 
 @dataclass
@@ -113,10 +112,6 @@ def first_error(stderr: str) -> CMakeError | None:
     body = " ".join(part.strip() for part in match.group("body").splitlines() if part.strip())
     line = match.group("line")
     return CMakeError(body or "(no message)", match.group("file"), int(line) if line else None)
-
-
-def warnings(stderr: str) -> tuple[str, ...]:
-    return tuple(m.group(0) for m in _WARNING.finditer(stderr))
 
 
 def error_location(
