@@ -19,13 +19,17 @@ sarif="${INPUT_SARIF_FILE:-}"
 [ -n "$sarif" ] || sarif="${RUNNER_TEMP}/shiplint.sarif"
 format="${INPUT_FORMAT:-text}"
 
+# Workflow-command data escaping (% CR LF), so no value can start a command line.
+escape_data() {  # text
+  local text="${1//'%'/%25}"
+  text="${text//$'\r'/%0D}"
+  printf '%s' "${text//$'\n'/%0A}"
+}
+
 # Reports a failure to check (not a finding) everywhere a user looks, then stops.
 cannot_check() {  # message
   local message="$1"
-  local escaped="${message//'%'/%25}"
-  escaped="${escaped//$'\r'/%0D}"
-  escaped="${escaped//$'\n'/%0A}"
-  echo "::error title=shiplint could not check::${escaped}"
+  echo "::error title=shiplint could not check::$(escape_data "$message")"
   {
     echo "## :warning: shiplint could not check"
     echo
@@ -92,7 +96,7 @@ done
 shopt -u nullglob globstar
 [ ${#artifacts[@]} -eq 0 ] || args+=(-- "${artifacts[@]}")
 
-echo "::group::shiplint ${args[*]}"
+echo "::group::shiplint $(escape_data "${args[*]}")"
 set +e
 "$bin/shiplint" "${args[@]}" 2> "$work/stderr"
 rc=$?

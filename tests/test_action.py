@@ -155,11 +155,14 @@ def test_unmatched_artifact_glob_fails(
 
 
 def test_inputs_stay_data(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
-    hostile = 'x"; touch pwned; echo "$(touch pwned2)'
+    hostile = 'x"; touch pwned; echo "$(touch pwned2)\n::warning::injected'
     result = run(action_dir, workspace, runner_temp, manifest=hostile, args="$(touch pwned3)")
     assert result.returncode == 2
     assert not any(workspace.glob("pwned*"))
     assert result.outputs["verdict"] == "error"
+    # A newline in an input cannot start a workflow command of its own in the log.
+    assert not any(line.startswith("::warning::") for line in result.stdout.splitlines())
+    assert "%0A::warning::injected" in result.stdout
 
 
 def test_bad_input_values_are_reported(
