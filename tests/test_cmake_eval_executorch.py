@@ -264,3 +264,35 @@ def test_the_system_cmake_agrees_with_the_pinned_cmake_of_its_route(
         return (e.found, e.aggregates, e.component_variables, e.targets, e.requests)
 
     assert facts(system) == facts(pinned)
+
+
+def test_source_mode_on_the_real_config(
+    et_manifest: Manifest, both_routes: list[str], tmp_path: Path
+) -> None:
+    """The 1.5.1 config as ExecuTorch's source (tools/cmake/executorch-config.cmake), with
+    the tree synthesised from the manifest: the same real finding as on the wheel."""
+    from linter.cmake_eval import evaluate_source
+
+    with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
+        config = tree.read(CONFIG)
+    assert et_manifest.cmake.config_source is not None
+    source = tmp_path / et_manifest.cmake.config_source
+    source.parent.mkdir(parents=True)
+    source.write_bytes(config)
+    models = evaluate_source(tmp_path, et_manifest, both_routes, 120)
+    evaluations = _evaluations(models)
+    assert sorted({str(e.platform) for e in evaluations}) == [
+        "linux-x86_64",
+        "macos-aarch64",
+        "windows",
+    ]
+    assert all(e.failure is None for e in evaluations)
+    found = {
+        (d.code, d.location.path, d.subject.component, d.subject.cmake_version)
+        for d in lint(et_manifest, models, Selection(select=("SL1",)))
+    }
+    path = et_manifest.cmake.config_source
+    assert found == {
+        ("SL102", path, "backend_qnn", OLD_CMAKE_VERSION),
+        ("SL103", path, "backend_qnn", f"{OLD_CMAKE_VERSION},{NEW_CMAKE_VERSION}"),
+    }

@@ -173,3 +173,22 @@ def test_a_missing_config_source_is_reported(tmp_path: Path, routes: list[str]) 
     found = lint(manifest, evaluate_source(repo, manifest, routes, 60), Selection(select=("SL1",)))
     assert [d.code for d in found] == ["SL111", "SL111"]
     assert all(CONFIG in d.message for d in found)
+
+
+def test_an_os_with_architectures_is_evaluated_per_architecture() -> None:
+    from linter.cmake_eval.evaluate import manifest_platforms
+    from tests.builders import library, manifest
+
+    described = manifest(
+        libraries=(
+            library("a", platforms=("linux", "macos")),
+            library("b", platforms=("linux-x86_64",)),
+            library("c", platforms=("linux-aarch64", "windows")),
+        )
+    )
+    assert [str(p) for p in manifest_platforms(described)] == [
+        "linux-aarch64",
+        "linux-x86_64",
+        "macos",
+        "windows",
+    ]

@@ -79,7 +79,12 @@ def _scratch() -> str | None:
 
 
 def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
-    """The platforms the manifest describes: its list, else every placement's selector."""
+    """The platforms the manifest describes: its list, else every placement's selector.
+
+    An OS named both plainly and with an architecture (`linux`, `linux-x86_64`) is
+    evaluated with the architecture only: an arch-less platform matches every
+    arch-qualified placement too, so it would repeat the same evaluation.
+    """
     if manifest.platforms:
         return manifest.platforms
     seen = {
@@ -87,7 +92,9 @@ def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
         for lib in manifest.libraries
         for p in lib.placements
     }
-    return tuple(sorted(seen, key=str))
+    qualified = {p.os for p in seen if p.arch is not None}
+    kept = {p for p in seen if p.arch is not None or p.os not in qualified}
+    return tuple(sorted(kept, key=str))
 
 
 def evaluate_artifact(
