@@ -436,3 +436,55 @@ def test_sl317_platform_unknown_and_derived(tmp_path: Path, built_libs: dict[str
         model = collect_artifact(tree, mf)
     assert (str(model.platform), model.platform_source) == ("linux-x86_64", "binaries")
     assert lint(mf, [model], Selection(("SL3",))) == []
+
+
+# ---------------------------------------------------------------- SL319
+
+
+def _dll(name: str) -> BinaryRecord:
+    return BinaryRecord(
+        name=name,
+        format=BinaryFormat.PE,
+        arches=("x86_64",),
+        file_type=FileType.SHARED_LIBRARY,
+        soname=name.rsplit("/", 1)[-1],
+        needed=("KERNEL32.dll",),
+        runpath=(),
+        rpath=(),
+        defined=(),
+        undefined=(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra_members", "kind", "fires"),
+    [
+        ((), LibraryKind.COMPONENT, True),
+        (("pkg/lib/PKG_COMP.LIB",), LibraryKind.COMPONENT, False),
+        ((), LibraryKind.PLUGIN, False),
+    ],
+)
+def test_sl319_windows_dll_without_import_library(
+    extra_members: tuple[str, ...], kind: LibraryKind, fires: bool
+) -> None:
+    from linter.manifest.model import Externals
+    from linter.platforms import Platform
+
+    mf = _manifest(
+        library("pkg_comp", kind, platforms=("windows",), directory="pkg/bin"),
+        externals=Externals(system=("KERNEL32.dll",)),
+    )
+    dll = _dll("pkg/bin/pkg_comp.dll")
+    model = ArtifactModel(
+        label="pkg-1.0-cp311-cp311-win_amd64.whl",
+        kind="wheel",
+        platform=Platform("windows", "x86_64"),
+        platform_source="wheel tag",
+        members=(dll.name, *extra_members),
+        libraries=(LibraryFile("pkg_comp", "pkg/bin", "pkg_comp.dll", True, dll.name),),
+        binaries=(dll,),
+    )
+    found = lint(mf, [model], Selection(("SL3",)))
+    assert [d.code for d in found] == (["SL319"] if fires else [])
+    if fires:
+        assert found[0].subject.library == "pkg_comp" and "pkg_comp.lib" in found[0].message

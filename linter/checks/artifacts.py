@@ -653,6 +653,39 @@ def unknown_platform(manifest: Manifest, model: ArtifactModel) -> Iterator[Findi
         )
 
 
+# ------------------------------------------------------------------ SL319
+
+
+def missing_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+    """SL319: a linkable Windows DLL ships without its import library."""
+    if model.platform is None or model.platform.os != "windows":
+        return
+    lib_files = {
+        m.rsplit("/", 1)[-1].lower(): m for m in model.members if m.lower().endswith(".lib")
+    }
+    for library, _placed, binary in _loadable_binaries(manifest, model):
+        if library.kind not in (LibraryKind.RUNTIME, LibraryKind.COMPONENT):
+            continue
+        if binary.format is not BinaryFormat.PE:
+            continue
+        wanted = binary.file_name.rsplit(".", 1)[0] + ".lib"
+        if wanted.lower() in lib_files:
+            continue
+        yield Finding(
+            message=(
+                f"{binary.name} ({library.name}) ships without its import library {wanted}: "
+                "a consumer has nothing to link against"
+            ),
+            location=model.location(binary.name),
+            subject=_subject(manifest, model, library.name),
+            hint=(
+                "Install the import library the linker wrote beside the DLL "
+                "(`install(TARGETS ... ARCHIVE DESTINATION lib)`), and export the symbols "
+                "consumers need (`WINDOWS_EXPORT_ALL_SYMBOLS` or `__declspec(dllexport)`)."
+            ),
+        )
+
+
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL301", ArtifactModel, missing_library),
     Rule("SL302", ArtifactModel, undeclared_shared_object),
@@ -672,4 +705,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL316", ArtifactModel, unsafe_member),
     Rule("SL317", ArtifactModel, unknown_platform),
     Rule("SL318", ArtifactModel, owned_symbol_not_defined),
+    Rule("SL319", ArtifactModel, missing_import_library),
 )
