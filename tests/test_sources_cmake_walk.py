@@ -126,9 +126,28 @@ def test_type_chosen_in_branches_gives_one_definition_per_branch(tmp_path: Path)
             "add_library(k ${t} k.cpp)\n",
         },
     )
-    assert sorted((d.library_type or "", d.conditions) for d in p.definitions("k")) == [
-        ("SHARED", ("SHARED_BUILD",)),
-        ("STATIC", ("NOT (SHARED_BUILD)",)),
+    # Written unconditionally; the branch that chose the type is the definition's choice.
+    assert sorted((d.library_type or "", d.conditions, d.choice) for d in p.definitions("k")) == [
+        ("SHARED", (), ("SHARED_BUILD",)),
+        ("STATIC", (), ("NOT (SHARED_BUILD)",)),
+    ]
+
+
+def test_wrapper_keyword_passed_through_a_variable(tmp_path: Path) -> None:
+    p = project(
+        tmp_path,
+        {
+            "CMakeLists.txt": "function(gen)\n"
+            '  cmake_parse_arguments(G "SHARED" "LIB_NAME" "" ${ARGN})\n'
+            "  if(G_SHARED)\n    add_library(${G_LIB_NAME} SHARED)\n"
+            "  else()\n    add_library(${G_LIB_NAME})\n  endif()\nendfunction()\n"
+            'if(BUILD_SO)\n  set(kind SHARED)\nelse()\n  set(kind "")\nendif()\n'
+            "gen(${kind} LIB_NAME ops)\n",
+        },
+    )
+    assert sorted((d.library_type or "", d.choice) for d in p.definitions("ops")) == [
+        ("SHARED", ("BUILD_SO",)),
+        ("STATIC", ("NOT (BUILD_SO)",)),
     ]
 
 

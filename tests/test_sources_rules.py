@@ -65,7 +65,7 @@ def test_good_project_reports_only_the_conditions(manifest: Manifest) -> None:
             "SL208",
             "kernels/CMakeLists.txt:6:3",
             "component kernels_quantized: target demo_quantized_ops is defined only when "
-            "DEMO_BUILD_SHARED; named demo_kernels_quantized only when DEMO_BUILD_SHARED and "
+            "DEMO_BUILD_SHARED; named demo_kernels_quantized only when "
             "DEMO_BUILD_WHEEL; requested only when shared",
         )
     ]

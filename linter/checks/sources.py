@@ -36,7 +36,10 @@ def _definitions(model: SourceModel, name: str) -> tuple[TargetDef, ...]:
 
 
 def _when(conditions: Conditions) -> str:
-    return " and ".join(conditions)
+    if len(conditions) == 1:
+        return conditions[0]
+    # `A OR B` joined with `and` would read wrongly: bracket compound conditions.
+    return " and ".join(f"({c})" if " OR " in c or " AND " in c else c for c in conditions)
 
 
 def _alternatives(groups: list[Conditions]) -> str:
@@ -111,7 +114,12 @@ def possible_output_names(
 ) -> list[tuple[str, OutputName | None, bool]]:
     """(name, where it is set or None for the default, whether only under a condition)."""
     definitions = _definitions(model, target)
-    settings = [o for o in model.project.output_names if o.target == target]
+    # A file reached twice (two add_subdirectory paths) sets the same name twice: once is enough.
+    settings = list(
+        {
+            (o.value, o.location): o for o in model.project.output_names if o.target == target
+        }.values()
+    )
     out: list[tuple[str, OutputName | None, bool]] = [
         (o.value, o, _is_conditional(o.conditions, definitions)) for o in settings
     ]
@@ -246,7 +254,7 @@ def conditional_component_target(manifest: Manifest, model: SourceModel) -> Iter
         defined = _alternatives([d.conditions for d in defs])
         if defined:
             parts.append(f"defined only when {defined}")
-        shared = [d.conditions for d in defs if d.library_type in ("SHARED", "MODULE")]
+        shared = [d.choice or d.conditions for d in defs if d.library_type in ("SHARED", "MODULE")]
         if shared and len(shared) < len(defs):
             parts.append(f"SHARED only when {_alternatives(shared)}")
         matches = [
@@ -255,7 +263,13 @@ def conditional_component_target(manifest: Manifest, model: SourceModel) -> Iter
             if name == library.output_name
         ]
         if matches and all(o is not None and conditional for o, conditional in matches):
-            groups = [o.conditions for o, _ in matches if o is not None]
+            # Only what the name needs beyond the definition's own conditions.
+            own = {c for d in defs for c in d.conditions}
+            groups = [
+                tuple(c for c in o.conditions if c not in own) or o.conditions
+                for o, _ in matches
+                if o is not None
+            ]
             parts.append(f"named {library.output_name} only when {_alternatives(groups)}")
         requests = [r for r in model.plan.requests if r.name == target]
         if requests and not model.plan.builds_all:

@@ -90,6 +90,8 @@ class _Frame:
     local: set[str] | None = None
     # The values a variable may hold, each with the conditions of the branch that set it.
     alts: dict[str, list[tuple[str, Conditions]]] = field(default_factory=dict)
+    # Conditions that chose a variable's value this walk follows (not enclosing if()s).
+    choice: Conditions = ()
 
 
 @dataclass
@@ -295,6 +297,26 @@ class _Walk:
             self.add_target(cmd, frame, "library", default_type="MODULE")
 
     def call(self, cmd: Command, frame: _Frame) -> None:
+        # `wrapper(${kind} ...)` where `kind` was set differently in if()/else(): follow the
+        # wrapper once per value, each under the branch that chose it (`SHARED` or nothing).
+        for arg in cmd.args:
+            match = re.fullmatch(r"\$\{([^${}]+)\}", arg.text) if not arg.quoted else None
+            choices = frame.alts.get(match.group(1), []) if match else []
+            if match and len({value for value, _ in choices}) > 1:
+                var = match.group(1)
+                saved = frame.vars.get(var)
+                for value, conds in choices:
+                    extra = tuple(c for c in conds if c not in frame.conditions)
+                    frame.vars[var] = value
+                    self.call_once(cmd, replace(frame, choice=(*frame.choice, *extra)))
+                if saved is None:
+                    frame.vars.pop(var, None)
+                else:
+                    frame.vars[var] = saved
+                return
+        self.call_once(cmd, frame)
+
+    def call_once(self, cmd: Command, frame: _Frame) -> None:
         definition, defined_in = self.functions[cmd.name]
         at = self.loc(frame, cmd.line, cmd.column)
         if self.depth >= _MAX_CALL_DEPTH:
@@ -589,7 +611,7 @@ class _Walk:
             kind, aliased, in_all = "alias", _known(rest[1]) if len(rest) > 1 else None, False
         elif "IMPORTED" in rest[:3]:
             kind, in_all = "imported", False
-        for library_type, reason, conditions in self.library_types(cmd, frame, kind, rest,
+        for library_type, reason, choice in self.library_types(cmd, frame, kind, rest,
                                                                    default_type):  # fmt: skip
             self.targets.append(
                 TargetDef(
@@ -598,7 +620,8 @@ class _Walk:
                     library_type=library_type,
                     type_reason=reason,
                     location=at,
-                    conditions=conditions,
+                    conditions=frame.conditions,
+                    choice=choice,
                     via=frame.via,
                     in_all=in_all,
                     aliased=aliased,
@@ -610,9 +633,9 @@ class _Walk:
     def library_types(
         self, cmd: Command, frame: _Frame, kind: str, rest: list[str], default_type: str | None
     ) -> list[tuple[str | None, str, Conditions]]:
-        """Each type the target may get, with the extra conditions under which it does."""
+        """Each type the target may get, with the conditions that chose it (beyond its if()s)."""
         if kind not in ("library", "imported", "alias"):
-            return [(None, "explicit", frame.conditions)]
+            return [(None, "explicit", frame.choice)]
         # `add_library(x ${type} ...)` where `type` was set differently in if()/else():
         # one definition per value, each under the branch that chose it.
         raw = cmd.args[1].text if len(cmd.args) > 1 else ""
@@ -622,18 +645,18 @@ class _Walk:
             var = match.group(1) if match else ""
             return [
                 (value, f"${{{var}}} is {value} here",
-                 (*frame.conditions, *(c for c in conds if c not in frame.conditions)))
+                 (*frame.choice, *(c for c in conds if c not in frame.conditions)))
                 for value, conds in choices
             ]  # fmt: skip
         if rest and rest[0] in LIBRARY_TYPES:
-            return [(rest[0], "explicit", frame.conditions)]
+            return [(rest[0], "explicit", frame.choice)]
         if kind != "library":
-            return [(None, "explicit", frame.conditions)]
+            return [(None, "explicit", frame.choice)]
         if default_type is not None:
             return [(default_type, f"{cmd.name}() builds {default_type} by default",
-                     frame.conditions)]  # fmt: skip
+                     frame.choice)]  # fmt: skip
         library_type, reason = self.default_library_type(frame)
-        return [(library_type, reason, frame.conditions)]
+        return [(library_type, reason, frame.choice)]
 
     def default_library_type(self, frame: _Frame) -> tuple[str, str]:
         value = frame.vars.get("BUILD_SHARED_LIBS", self.options.get("BUILD_SHARED_LIBS"))
@@ -660,6 +683,7 @@ class _Walk:
         at = self.loc(frame, cmd.line, cmd.column)
         self.targets.append(
             TargetDef(_known(words[0]), "custom", None, "explicit", at, frame.conditions, frame.via,
+                      choice=frame.choice,
                       in_all=frame.in_all and "ALL" in words[1:2])
         )  # fmt: skip
         self.dependencies_from(_known(words[0]), words, at, frame)
@@ -672,6 +696,7 @@ class _Walk:
         excluded = _keyword_value(words, "EXCLUDE_FROM_ALL")
         self.targets.append(
             TargetDef(_known(words[0]), "external", None, "explicit", at, frame.conditions, frame.via,
+                      choice=frame.choice,
                       in_all=frame.in_all and not (excluded and truthy(excluded)))
         )  # fmt: skip
         self.dependencies_from(_known(words[0]), words, at, frame)

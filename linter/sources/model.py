@@ -37,6 +37,9 @@ class TargetDef:
     in_all: bool
     # For ALIAS targets: the aliased target.
     aliased: str | None = None
+    # Conditions that chose this definition's type or wrapper arguments: `SHARED` set in
+    # `if(X)`, `STATIC` in its else(). Separate from `conditions` (where it is written).
+    choice: Conditions = ()
 
 
 @dataclass(frozen=True)
