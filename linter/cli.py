@@ -180,12 +180,13 @@ def _check(args: argparse.Namespace) -> int:
         cmake=cmake,
         link_probe=args.link_probe or config.link_probe,
         cmake_timeout=config.cmake_timeout,
+        selection=Selection(select, ignore),
     )
     try:
         models = collect_models(request, manifest, Progress())
     except ArtifactError as exc:
         return _usage_error(str(exc))
-    diagnostics = lint(manifest, models, Selection(select, ignore))
+    diagnostics = lint(manifest, models, request.selection)
     fail_on = Severity.parse(args.fail_on) if args.fail_on else config.fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = reporter(args.format)(report)

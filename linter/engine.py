@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from linter.catalogue import catalogue
 from linter.diagnostics import Diagnostic, Finding
@@ -12,19 +12,9 @@ from linter.engine_models import RuleCrash, WaiverUsage
 from linter.manifest.model import Manifest, Waiver
 from linter.registry import RULES
 from linter.rule import Rule
+from linter.selection import ALL, Selection
 
-
-@dataclass(frozen=True)
-class Selection:
-    """Which rules run: `select` (empty: all) minus `ignore`, by code or code prefix."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def enabled(self, code: str) -> bool:
-        if self.select and not any(code.startswith(s) for s in self.select):
-            return False
-        return not any(code.startswith(i) for i in self.ignore)
+__all__ = ["Selection", "lint", "stamp"]
 
 
 def stamp(code: str, finding: Finding) -> Diagnostic:
@@ -76,7 +66,7 @@ def _waive(waivers: Sequence[Waiver], diagnostic: Diagnostic) -> tuple[Diagnosti
 
 
 def lint(
-    manifest: Manifest, models: Sequence[object], selection: Selection = Selection()
+    manifest: Manifest, models: Sequence[object], selection: Selection = ALL
 ) -> list[Diagnostic]:
     """Every diagnostic the enabled rules report on `models`, waivers applied, sorted."""
     diagnostics: list[Diagnostic] = []

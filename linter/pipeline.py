@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 def collect_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
     models: list[object] = []
     if request.check_sources:
-        models.extend(_source_models(request, manifest, progress))
-        models.extend(_config_source_models(request, manifest, progress))
+        if request.wants("SL2"):
+            models.extend(_source_models(request, manifest, progress))
+        if request.wants("SL1"):
+            models.extend(_config_source_models(request, manifest, progress))
     if request.artifacts:
         models.extend(_artifact_models(request, manifest, progress))
     return models
@@ -55,11 +57,18 @@ def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress
         progress.step(f"reading {path.name}")
         # Closed after every area has read it: a run over many artifacts holds one open.
         with open_artifact(path) as tree:
-            binaries = _binary_models(tree, request, manifest, progress)
+            # Operators and the probe read what the binary area collected.
+            binaries = (
+                _binary_models(tree, request, manifest, progress)
+                if request.wants("SL3", "SL4", "SL5")
+                else []
+            )
             models.extend(binaries)
-            models.extend(_config_artifact_models(tree, request, manifest, progress))
-            models.extend(_operator_models(tree, binaries, request, manifest, progress))
-            if request.link_probe:
+            if request.wants("SL1"):
+                models.extend(_config_artifact_models(tree, request, manifest, progress))
+            if request.wants("SL4"):
+                models.extend(_operator_models(tree, binaries, request, manifest, progress))
+            if request.link_probe and request.wants("SL5"):
                 models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
     return models
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from linter.selection import ALL, Selection
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -18,6 +20,15 @@ class RunRequest:
     link_probe: bool = False
     # Seconds one CMake configure may take before it is stopped and reported.
     cmake_timeout: float = 60.0
+    # The rules that will run: an area none of whose rules run is not collected at all.
+    selection: Selection = ALL
+
+    def wants(self, *areas: str) -> bool:
+        """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""
+        from linter.registry import RULES
+
+        codes = tuple(r.code for r in RULES if r.code.startswith(areas))
+        return self.selection.any_enabled(codes)
 
 
 class Progress:

@@ -1,0 +1,23 @@
+"""Which rules run: `select` (empty: all) minus `ignore`, by code or code prefix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Selection:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str) -> bool:
+        if self.select and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(i) for i in self.ignore)
+
+    def any_enabled(self, codes: tuple[str, ...]) -> bool:
+        return any(self.enabled(code) for code in codes)
+
+
+# Every rule: the default selection.
+ALL = Selection()
