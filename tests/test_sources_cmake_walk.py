@@ -224,3 +224,28 @@ def test_unfollowable_inputs_are_facts_not_skips(tmp_path: Path) -> None:
         ),
         ("CMakeLists.txt:3:1", "include() names cmake/none.cmake, which does not exist"),
     ]
+
+
+def test_exists_guards_are_decided_from_the_checkout(tmp_path: Path) -> None:
+    p = project(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(OPT AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/absent/CMakeLists.txt)\n"
+            "  add_subdirectory(absent)\nendif()\n"
+            'if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/here")\n  add_subdirectory(here)\nendif()\n'
+            'if("${OPT}")\n  add_library(maybe SHARED)\nendif()\n'
+            "include(FetchContent)\nFetchContent_MakeAvailable(dep)\n",
+            "here/CMakeLists.txt": "add_library(present SHARED)\n",
+        },
+    )
+    # `OPT AND EXISTS <missing>` is False whatever OPT is; `EXISTS <present>` is True.
+    assert only(p, "present").conditions == ()
+    # A quoted unknown option is never taken as a constant.
+    assert only(p, "maybe").conditions == ('"${OPT}"',)
+    assert [(u.location.render(), u.reason) for u in p.unreadable] == [
+        (
+            "CMakeLists.txt:11:1",
+            "FetchContent_MakeAvailable(dep) adds sources downloaded at configure time; targets "
+            "they define are not seen",
+        )
+    ]

@@ -204,8 +204,9 @@ class _Walk:
             value = frame.vars.get(name)
             return None if value is None or _UNKNOWN_OPEN in value else value
 
-        # Constants alone (`if(TRUE)`, `if(0)`) are fixed wherever they appear.
-        constant = evaluate(tokens, lambda _: None, lambda _: None)
+        # Constants and paths in the checkout (`if(TRUE)`, `EXISTS .../CMakeLists.txt`)
+        # are fixed wherever they appear.
+        constant = evaluate(tokens, path_test=self.path_test)
         if constant is not None:
             return constant
         local = frame.local
@@ -217,10 +218,19 @@ class _Walk:
             def defined(name: str) -> bool | None:
                 return name in frame.vars if name in local else None
 
-            decided = evaluate(tokens, lookup, defined)
+            decided = evaluate(tokens, lookup, defined, self.path_test)
             if decided is not None:
                 return decided
         return decide_guard(tokens, known)
+
+    def path_test(self, path: str, directory: bool) -> bool | None:
+        """EXISTS / IS_DIRECTORY of a path in the checkout; None for anything else."""
+        if _UNKNOWN_OPEN in path or not path.startswith("/"):
+            return None
+        candidate = Path(_normpath(Path(path)))
+        if candidate != self.root and self.root not in candidate.parents:
+            return None  # outside the checkout: the build machine's business
+        return candidate.is_dir() if directory else candidate.exists()
 
     def loop(self, loop: Loop, frame: _Frame) -> None:
         if loop.kind != "foreach" or not loop.args:
@@ -586,6 +596,16 @@ class _Walk:
         )
         self.run_file(lists, inner, at)
 
+    def fetch_content(self, cmd: Command, frame: _Frame) -> None:
+        names = ", ".join(_known(w) for w in self.expand_args(cmd.args, frame))
+        self.unreadable.append(
+            Unreadable(
+                self.loc(frame, cmd.line, cmd.column),
+                f"FetchContent_MakeAvailable({names}) adds sources downloaded at configure "
+                "time; targets they define are not seen",
+            )
+        )
+
     def unresolved(self, at: Location, what: str, cmd: Command, frame: _Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         missing = sorted(set(re.findall(r"\$\{([^}]*)\}", _known(words[0]) if words else "")))
@@ -791,6 +811,7 @@ _HANDLERS = {
     "add_executable": _Walk.add_executable,
     "add_custom_target": _Walk.add_custom_target,
     "externalproject_add": _Walk.external_project,
+    "fetchcontent_makeavailable": _Walk.fetch_content,
     "set_target_properties": _Walk.set_target_properties,
     "set_property": _Walk.set_property,
     "install": _Walk.install,
