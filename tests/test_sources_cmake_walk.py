@@ -249,3 +249,16 @@ def test_exists_guards_are_decided_from_the_checkout(tmp_path: Path) -> None:
             "they define are not seen",
         )
     ]
+
+
+def test_a_symlink_back_into_the_tree_is_not_walked_forever(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to(tmp_path, target_is_directory=True)
+    p = project(
+        tmp_path,
+        {
+            "CMakeLists.txt": "add_library(top SHARED)\nadd_subdirectory(sub)\n",
+            "sub/CMakeLists.txt": "add_subdirectory(up)\n",
+        },
+    )
+    assert [t.name for t in p.targets] == ["top"]

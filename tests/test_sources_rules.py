@@ -313,3 +313,26 @@ def test_missing_cmake_root_is_reported(manifest: Manifest, tmp_path: Path) -> N
     diagnostics = run(FIXTURE, moved)
     assert "SL207" in codes(diagnostics)
     assert any("sources.cmake_roots names nowhere" in d.message for d in diagnostics)
+
+
+def test_cli_fails_on_a_component_declared_but_never_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from linter.cli import main
+
+    root = broken(
+        tmp_path,
+        {
+            "setup.py": (
+                '        args.append("--target")\n        args.append("demo_quantized_ops")\n',
+                "        pass\n",
+            )
+        },
+    )
+    code = main(["check", "--root", str(root), "--manifest", str(root / "shiplint.yaml")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert (
+        "kernels/CMakeLists.txt:6:3: SL205 [error] component kernels_quantized: target "
+        "demo_quantized_ops (library demo_kernels_quantized) is declared but never built" in out
+    )

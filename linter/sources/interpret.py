@@ -141,14 +141,16 @@ class _Walk:
         return parsed
 
     def run_file(self, path: Path, frame: _Frame, at: Location) -> None:
-        if path in self.active_files:
+        # Resolved, so a symlinked directory back into the tree is recognised as well.
+        real = path.resolve()
+        if real in self.active_files:
             # A file reaching itself again (an example adding the project that adds the
             # example): CMake would stop there too, and the file is being read already.
             return
         parsed = self.load(path, at)
         if parsed is None:
             return
-        self.active_files.append(path)
+        self.active_files.append(real)
         try:
             self.statements(parsed.statements, frame)
         finally:
