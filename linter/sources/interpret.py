@@ -27,39 +27,29 @@ from linter.sources.cmake_parse import (
     Statement,
     parse_cmake,
 )
-from linter.sources.conditions import decide_guard, evaluate, truthy
+from linter.sources.conditions import decide_guard, evaluate
 from linter.sources.model import (
-    LIBRARY_TYPES,
     CMakeProject,
-    Conditions,
     Edge,
     Install,
     OutputName,
     TargetDef,
     Unreadable,
 )
+from linter.sources.scope import Frame
+from linter.sources.targets import TargetCommands
+from linter.sources.values import (
+    UNKNOWN_OPEN,
+    keyword_value,
+    known,
+    normpath,
+    resolve,
+    split_list,
+    unknown,
+)
 
 _MAX_CALL_DEPTH = 32
 _MAX_FOREACH_ITEMS = 64
-_LINK_KEYWORDS = {
-    "PUBLIC",
-    "PRIVATE",
-    "INTERFACE",
-    "LINK_PUBLIC",
-    "LINK_PRIVATE",
-    "LINK_INTERFACE_LIBRARIES",
-    "debug",
-    "optimized",
-    "general",
-}
-_INSTALL_TARGET_KEYWORDS = {
-    "EXPORT", "ARCHIVE", "LIBRARY", "RUNTIME", "OBJECTS", "FRAMEWORK", "BUNDLE",
-    "PRIVATE_HEADER", "PUBLIC_HEADER", "RESOURCE", "FILE_SET", "CXX_MODULES_BMI", "INCLUDES",
-    "DESTINATION", "PERMISSIONS", "CONFIGURATIONS", "COMPONENT", "NAMELINK_COMPONENT",
-    "NAMELINK_ONLY", "NAMELINK_SKIP", "OPTIONAL", "EXCLUDE_FROM_ALL",
-    "RUNTIME_DEPENDENCY_SET", "RUNTIME_DEPENDENCIES",
-}  # fmt: skip
-_OUTPUT_NAME_PROPERTIES = {"OUTPUT_NAME", "LIBRARY_OUTPUT_NAME"}
 # Commands from CMake or common packages that create a target, with their default kind
 # and type, used when the project does not define a function of that name itself.
 _PYTHON_MODULE_CREATORS = {
@@ -69,33 +59,10 @@ _PYTHON_MODULE_CREATORS = {
     "nanobind_add_module",
 }
 _VAR_REF = re.compile(r"\$(ENV|CACHE)?\{([^${}]*)\}")
-_UNKNOWN_OPEN, _UNKNOWN_CLOSE = "\x00", "\x01"
 
 
 @dataclass
-class _Frame:
-    """Where the walk is: directory, file, variable scope, enclosing conditions, wrapper chain."""
-
-    source_dir: Path
-    list_file: Path
-    vars: dict[str, str]
-    parent_vars: dict[str, str] | None
-    conditions: Conditions = ()
-    in_all: bool = True
-    via: tuple[str, ...] = ()
-    # The outermost wrapper call: facts made inside a wrapper point at the user's call.
-    anchor: Location | None = None
-    function_name: str | None = None
-    # Inside a wrapper: the names its call site fixes (parameters, ARGN, parsed arguments).
-    local: set[str] | None = None
-    # The values a variable may hold, each with the conditions of the branch that set it.
-    alts: dict[str, list[tuple[str, Conditions]]] = field(default_factory=dict)
-    # Conditions that chose a variable's value this walk follows (not enclosing if()s).
-    choice: Conditions = ()
-
-
-@dataclass
-class _Walk:
+class _Walk(TargetCommands):
     root: Path
     exclude: tuple[str, ...]
     parsed: dict[Path, ParsedFile] = field(default_factory=dict)
@@ -140,7 +107,7 @@ class _Walk:
         self.parsed[path] = parsed
         return parsed
 
-    def run_file(self, path: Path, frame: _Frame, at: Location) -> None:
+    def run_file(self, path: Path, frame: Frame, at: Location) -> None:
         # Resolved, so a symlinked directory back into the tree is recognised as well.
         real = path.resolve()
         if real in self.active_files:
@@ -158,10 +125,10 @@ class _Walk:
 
     # -- statements ----------------------------------------------------------
 
-    def loc(self, frame: _Frame, line: int, column: int) -> Location:
+    def loc(self, frame: Frame, line: int, column: int) -> Location:
         return frame.anchor or Location(self.rel(frame.list_file), line, column)
 
-    def statements(self, statements: tuple[Statement, ...], frame: _Frame) -> None:
+    def statements(self, statements: tuple[Statement, ...], frame: Frame) -> None:
         for statement in statements:
             if isinstance(statement, Command):
                 self.command(statement, frame)
@@ -172,7 +139,7 @@ class _Walk:
             elif isinstance(statement, Loop):
                 self.loop(statement, frame)
 
-    def if_block(self, block: IfBlock, frame: _Frame) -> None:
+    def if_block(self, block: IfBlock, frame: Frame) -> None:
         undecided: list[str] = []
         for branch in block.branches:
             decided = True if branch.condition is None else self.decide(branch.condition, frame)
@@ -197,14 +164,14 @@ class _Walk:
             if decided is True:
                 return
 
-    def decide(self, condition: tuple[Arg, ...], frame: _Frame) -> bool | None:
+    def decide(self, condition: tuple[Arg, ...], frame: Frame) -> bool | None:
         tokens = [
             (a.text if a.bracket else self.expand(a.text, frame), a.quoted) for a in condition
         ]
 
         def known(name: str) -> str | None:
             value = frame.vars.get(name)
-            return None if value is None or _UNKNOWN_OPEN in value else value
+            return None if value is None or UNKNOWN_OPEN in value else value
 
         # Constants and paths in the checkout (`if(TRUE)`, `EXISTS .../CMakeLists.txt`)
         # are fixed wherever they appear.
@@ -227,14 +194,14 @@ class _Walk:
 
     def path_test(self, path: str, directory: bool) -> bool | None:
         """EXISTS / IS_DIRECTORY of a path in the checkout; None for anything else."""
-        if _UNKNOWN_OPEN in path or not path.startswith("/"):
+        if UNKNOWN_OPEN in path or not path.startswith("/"):
             return None
-        candidate = Path(_normpath(Path(path)))
+        candidate = Path(normpath(Path(path)))
         if candidate != self.root and self.root not in candidate.parents:
             return None  # outside the checkout: the build machine's business
         return candidate.is_dir() if directory else candidate.exists()
 
-    def loop(self, loop: Loop, frame: _Frame) -> None:
+    def loop(self, loop: Loop, frame: Frame) -> None:
         if loop.kind != "foreach" or not loop.args:
             self.statements(loop.body, frame)
             return
@@ -250,13 +217,13 @@ class _Walk:
                 if word in ("LISTS", "ITEMS", "ZIP_LISTS"):
                     mode = word
                 elif mode == "LISTS":
-                    items.extend(_split(frame.vars.get(word, "")))
+                    items.extend(split_list(frame.vars.get(word, "")))
                 else:
                     items.append(word)
         else:
             items = rest
         old = frame.vars.get(var)
-        for item in items[:_MAX_FOREACH_ITEMS] or [_unknown(var)]:
+        for item in items[:_MAX_FOREACH_ITEMS] or [unknown(var)]:
             frame.vars[var] = item
             self.statements(loop.body, frame)
         if old is None:
@@ -266,7 +233,7 @@ class _Walk:
 
     # -- expansion -------------------------------------------------------------
 
-    def expand(self, text: str, frame: _Frame) -> str:
+    def expand(self, text: str, frame: Frame) -> str:
         if "$" not in text:
             return text
 
@@ -274,7 +241,7 @@ class _Walk:
             kind, name = match.group(1), match.group(2)
             if kind != "ENV" and name in frame.vars:
                 return frame.vars[name]
-            return _unknown(name if kind is None else f"{kind}{{{name}}}")
+            return unknown(name if kind is None else f"{kind}{{{name}}}")
 
         # Inner references first (`${a_${b}}`); bounded, as values never hold a live `${`.
         for _ in range(16):
@@ -284,7 +251,7 @@ class _Walk:
             text = expanded
         return text
 
-    def expand_args(self, args: tuple[Arg, ...], frame: _Frame) -> list[str]:
+    def expand_args(self, args: tuple[Arg, ...], frame: Frame) -> list[str]:
         out: list[str] = []
         for arg in args:
             if arg.bracket:
@@ -292,12 +259,12 @@ class _Walk:
             elif arg.quoted:
                 out.append(self.expand(arg.text, frame))
             else:
-                out.extend(_split(self.expand(arg.text, frame)))
+                out.extend(split_list(self.expand(arg.text, frame)))
         return out
 
     # -- commands ---------------------------------------------------------------
 
-    def command(self, cmd: Command, frame: _Frame) -> None:
+    def command(self, cmd: Command, frame: Frame) -> None:
         name = cmd.name
         if name in self.functions:
             self.call(cmd, frame)
@@ -308,7 +275,7 @@ class _Walk:
         elif name in _PYTHON_MODULE_CREATORS:
             self.add_target(cmd, frame, "library", default_type="MODULE")
 
-    def call(self, cmd: Command, frame: _Frame) -> None:
+    def call(self, cmd: Command, frame: Frame) -> None:
         # `wrapper(${kind} ...)` where `kind` was set differently in if()/else(): follow the
         # wrapper once per value, each under the branch that chose it (`SHARED` or nothing).
         for arg in cmd.args:
@@ -328,7 +295,7 @@ class _Walk:
                 return
         self.call_once(cmd, frame)
 
-    def call_once(self, cmd: Command, frame: _Frame) -> None:
+    def call_once(self, cmd: Command, frame: Frame) -> None:
         definition, defined_in = self.functions[cmd.name]
         at = self.loc(frame, cmd.line, cmd.column)
         if self.depth >= _MAX_CALL_DEPTH:
@@ -383,7 +350,7 @@ class _Walk:
                 else:
                     frame.vars[key] = value
 
-    def set_var(self, cmd: Command, frame: _Frame) -> None:
+    def set_var(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         if not words:
             return
@@ -404,12 +371,12 @@ class _Walk:
             self.remember_choice(frame, var, ";".join(values))
         if frame.local is not None and target is frame.vars:
             # A wrapper's own variable derived from its arguments is as fixed as they are.
-            if all(_UNKNOWN_OPEN not in v for v in values):
+            if all(UNKNOWN_OPEN not in v for v in values):
                 frame.local.add(var)
             else:
                 frame.local.discard(var)
 
-    def remember_choice(self, frame: _Frame, var: str, value: str) -> None:
+    def remember_choice(self, frame: Frame, var: str, value: str) -> None:
         """Keep the values a variable may hold, each with the if() branches that set it.
 
         A later assignment under the same or a weaker condition replaces the earlier ones
@@ -419,36 +386,36 @@ class _Walk:
         kept = [(v, c) for v, c in frame.alts.get(var, []) if c[: len(conditions)] != conditions]
         frame.alts[var] = [*kept, (value, conditions)]
 
-    def unset_var(self, cmd: Command, frame: _Frame) -> None:
+    def unset_var(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         if words:
             frame.vars.pop(words[0], None)
 
-    def option(self, cmd: Command, frame: _Frame) -> None:
+    def option(self, cmd: Command, frame: Frame) -> None:
         # Options stay out of the variables: a build may set any of them, so no if() on
         # one is ever decided. Only the default of BUILD_SHARED_LIBS is kept, for typing.
         words = self.expand_args(cmd.args, frame)
         if words[:1] == ["BUILD_SHARED_LIBS"]:
             self.options.setdefault(words[0], words[2] if len(words) > 2 else "OFF")
 
-    def list_cmd(self, cmd: Command, frame: _Frame) -> None:
+    def list_cmd(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         if len(words) < 2 or words[0] not in ("APPEND", "PREPEND"):
             return
-        current = _split(frame.vars.get(words[1], ""))
+        current = split_list(frame.vars.get(words[1], ""))
         items = words[2:]
         merged = current + items if words[0] == "APPEND" else items + current
         frame.vars[words[1]] = ";".join(merged)
 
-    def get_filename_component(self, cmd: Command, frame: _Frame) -> None:
+    def get_filename_component(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
-        if len(words) < 3 or _UNKNOWN_OPEN in words[1]:
+        if len(words) < 3 or UNKNOWN_OPEN in words[1]:
             if words:
-                frame.vars[words[0]] = _unknown(words[0])
+                frame.vars[words[0]] = unknown(words[0])
             return
         var, spec, mode = words[0], words[1], words[2]
-        base = _keyword_value(words, "BASE_DIR") or frame.source_dir.as_posix()
-        path = _resolve(Path(base), spec)
+        base = keyword_value(words, "BASE_DIR") or frame.source_dir.as_posix()
+        path = resolve(Path(base), spec)
         value = {
             "ABSOLUTE": path.as_posix(),
             "REALPATH": path.as_posix(),
@@ -457,9 +424,9 @@ class _Walk:
             "NAME": Path(spec).name,
             "NAME_WE": Path(spec).name.split(".")[0],
         }.get(mode)
-        frame.vars[var] = value if value is not None else _unknown(var)
+        frame.vars[var] = value if value is not None else unknown(var)
 
-    def project(self, cmd: Command, frame: _Frame) -> None:
+    def project(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         if not words:
             return
@@ -473,19 +440,19 @@ class _Walk:
         )
         frame.vars.setdefault("CMAKE_PROJECT_NAME", words[0])
 
-    def parse_arguments(self, cmd: Command, frame: _Frame) -> None:
+    def parse_arguments(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         if words[:1] == ["PARSE_ARGV"]:
             if len(words) < 6 or not words[1].isdigit():
                 return
             start = int(words[1])
             prefix, spec = words[2], words[3:6]
-            args = _split(frame.vars.get("ARGV", ""))[start:]
+            args = split_list(frame.vars.get("ARGV", ""))[start:]
         else:
             if len(words) < 4:
                 return
             prefix, spec, args = words[0], words[1:4], words[4:]
-        options, singles, multis = (set(_split(s)) for s in spec)
+        options, singles, multis = (set(split_list(s)) for s in spec)
         values: dict[str, list[str]] = {}
         unparsed: list[str] = []
         current: str | None = None
@@ -514,22 +481,22 @@ class _Walk:
                 frame.vars.pop(f"{prefix}_{key}", None)
         frame.vars[f"{prefix}_UNPARSED_ARGUMENTS"] = ";".join(unparsed)
 
-    def include(self, cmd: Command, frame: _Frame) -> None:
+    def include(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         at = self.loc(frame, cmd.line, cmd.column)
         if not words:
             return
         spec = words[0]
         optional = "OPTIONAL" in words[1:]
-        if _UNKNOWN_OPEN in spec:
+        if UNKNOWN_OPEN in spec:
             self.unresolved(at, "include", cmd, frame)
             return
         if "/" in spec or spec.endswith(".cmake"):
-            path = _resolve(frame.source_dir, spec)
+            path = resolve(frame.source_dir, spec)
         else:
             found = [
                 Path(d) / f"{spec}.cmake"
-                for d in _split(frame.vars.get("CMAKE_MODULE_PATH", ""))
+                for d in split_list(frame.vars.get("CMAKE_MODULE_PATH", ""))
                 if (Path(d) / f"{spec}.cmake").is_file()
             ]
             if not found:
@@ -550,12 +517,12 @@ class _Walk:
         self.run_file(path, replace(frame, list_file=path), at)
         frame.vars["CMAKE_CURRENT_LIST_DIR"] = old_dir or frame.source_dir.as_posix()
 
-    def add_subdirectory(self, cmd: Command, frame: _Frame) -> None:
+    def add_subdirectory(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
         at = self.loc(frame, cmd.line, cmd.column)
         if not words:
             return
-        if _UNKNOWN_OPEN in words[0]:
+        if UNKNOWN_OPEN in words[0]:
             self.unresolved(at, "add_subdirectory", cmd, frame)
             return
         if words[0].startswith("<build>"):
@@ -564,7 +531,7 @@ class _Walk:
                            "inside the build tree at configure time; not followed")
             )  # fmt: skip
             return
-        directory = _resolve(frame.source_dir, words[0])
+        directory = resolve(frame.source_dir, words[0])
         if self.is_excluded(directory):
             return
         lists = directory / "CMakeLists.txt"
@@ -585,7 +552,7 @@ class _Walk:
                 "CMAKE_CURRENT_BINARY_DIR": binary,
             }
         )
-        inner = _Frame(
+        inner = Frame(
             source_dir=directory,
             list_file=lists,
             vars=scope,
@@ -598,8 +565,8 @@ class _Walk:
         )
         self.run_file(lists, inner, at)
 
-    def fetch_content(self, cmd: Command, frame: _Frame) -> None:
-        names = ", ".join(_known(w) for w in self.expand_args(cmd.args, frame))
+    def fetch_content(self, cmd: Command, frame: Frame) -> None:
+        names = ", ".join(known(w) for w in self.expand_args(cmd.args, frame))
         self.unreadable.append(
             Unreadable(
                 self.loc(frame, cmd.line, cmd.column),
@@ -608,197 +575,17 @@ class _Walk:
             )
         )
 
-    def unresolved(self, at: Location, what: str, cmd: Command, frame: _Frame) -> None:
+    def unresolved(self, at: Location, what: str, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
-        missing = sorted(set(re.findall(r"\$\{([^}]*)\}", _known(words[0]) if words else "")))
+        missing = sorted(set(re.findall(r"\$\{([^}]*)\}", known(words[0]) if words else "")))
         names = ", ".join("${" + m + "}" for m in missing) or "a variable"
         self.unreadable.append(
             Unreadable(at, f"{what}({cmd.args[0].text}) depends on {names}, which is not "
                        "known without evaluating CMake; not followed")
         )  # fmt: skip
 
-    # -- targets -----------------------------------------------------------------
 
-    def add_target(
-        self, cmd: Command, frame: _Frame, kind: str, default_type: str | None = None
-    ) -> None:
-        words = self.expand_args(cmd.args, frame)
-        if not words:
-            return
-        name, rest = _known(words[0]), words[1:]
-        at = self.loc(frame, cmd.line, cmd.column)
-        aliased: str | None = None
-        in_all = frame.in_all and "EXCLUDE_FROM_ALL" not in rest
-        if "ALIAS" in rest[:1]:
-            kind, aliased, in_all = "alias", _known(rest[1]) if len(rest) > 1 else None, False
-        elif "IMPORTED" in rest[:3]:
-            kind, in_all = "imported", False
-        for library_type, reason, choice in self.library_types(cmd, frame, kind, rest,
-                                                                   default_type):  # fmt: skip
-            self.targets.append(
-                TargetDef(
-                    name=name,
-                    kind=kind,
-                    library_type=library_type,
-                    type_reason=reason,
-                    location=at,
-                    conditions=frame.conditions,
-                    choice=choice,
-                    via=frame.via,
-                    in_all=in_all,
-                    aliased=aliased,
-                )
-            )
-        if aliased:
-            self.edges.append(Edge(name, aliased, "alias", at, frame.conditions))
-
-    def library_types(
-        self, cmd: Command, frame: _Frame, kind: str, rest: list[str], default_type: str | None
-    ) -> list[tuple[str | None, str, Conditions]]:
-        """Each type the target may get, with the conditions that chose it (beyond its if()s)."""
-        if kind not in ("library", "imported", "alias"):
-            return [(None, "explicit", frame.choice)]
-        # `add_library(x ${type} ...)` where `type` was set differently in if()/else():
-        # one definition per value, each under the branch that chose it.
-        raw = cmd.args[1].text if len(cmd.args) > 1 else ""
-        match = re.fullmatch(r"\$\{([^${}]+)\}", raw)
-        choices = frame.alts.get(match.group(1), []) if match else []
-        if len(choices) > 1 and all(v in LIBRARY_TYPES for v, _ in choices):
-            var = match.group(1) if match else ""
-            return [
-                (value, f"${{{var}}} is {value} here",
-                 (*frame.choice, *(c for c in conds if c not in frame.conditions)))
-                for value, conds in choices
-            ]  # fmt: skip
-        if rest and rest[0] in LIBRARY_TYPES:
-            return [(rest[0], "explicit", frame.choice)]
-        if kind != "library":
-            return [(None, "explicit", frame.choice)]
-        if default_type is not None:
-            return [(default_type, f"{cmd.name}() builds {default_type} by default",
-                     frame.choice)]  # fmt: skip
-        library_type, reason = self.default_library_type(frame)
-        return [(library_type, reason, frame.choice)]
-
-    def default_library_type(self, frame: _Frame) -> tuple[str, str]:
-        value = frame.vars.get("BUILD_SHARED_LIBS", self.options.get("BUILD_SHARED_LIBS"))
-        if value is None:
-            return "STATIC", "no type given and BUILD_SHARED_LIBS is not set, so STATIC"
-        if _UNKNOWN_OPEN in value:
-            return (
-                "STATIC",
-                "no type given and BUILD_SHARED_LIBS is not known, so STATIC by default",
-            )
-        kind = "SHARED" if truthy(value) else "STATIC"
-        return kind, f"no type given and BUILD_SHARED_LIBS is {value}, so {kind}"
-
-    def add_library(self, cmd: Command, frame: _Frame) -> None:
-        self.add_target(cmd, frame, "library")
-
-    def add_executable(self, cmd: Command, frame: _Frame) -> None:
-        self.add_target(cmd, frame, "executable")
-
-    def add_custom_target(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        if not words:
-            return
-        at = self.loc(frame, cmd.line, cmd.column)
-        self.targets.append(
-            TargetDef(_known(words[0]), "custom", None, "explicit", at, frame.conditions, frame.via,
-                      choice=frame.choice,
-                      in_all=frame.in_all and "ALL" in words[1:2])
-        )  # fmt: skip
-        self.dependencies_from(_known(words[0]), words, at, frame)
-
-    def external_project(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        if not words:
-            return
-        at = self.loc(frame, cmd.line, cmd.column)
-        excluded = _keyword_value(words, "EXCLUDE_FROM_ALL")
-        self.targets.append(
-            TargetDef(_known(words[0]), "external", None, "explicit", at, frame.conditions, frame.via,
-                      choice=frame.choice,
-                      in_all=frame.in_all and not (excluded and truthy(excluded)))
-        )  # fmt: skip
-        self.dependencies_from(_known(words[0]), words, at, frame)
-
-    def dependencies_from(self, name: str, words: list[str], at: Location, frame: _Frame) -> None:
-        """DEPENDS of a custom target or external project on other targets."""
-        if "DEPENDS" not in words:
-            return
-        for item in words[words.index("DEPENDS") + 1 :]:
-            if item.isupper():
-                break
-            self.edges.append(Edge(name, _known(item), "dependency", at, frame.conditions))
-
-    def set_target_properties(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        if "PROPERTIES" not in words:
-            return
-        split = words.index("PROPERTIES")
-        names, pairs = words[:split], words[split + 1 :]
-        at = self.loc(frame, cmd.line, cmd.column)
-        for key, value in zip(pairs[::2], pairs[1::2], strict=False):
-            self.target_property(names, key, value, at, frame)
-
-    def set_property(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        if words[:1] != ["TARGET"] or "PROPERTY" not in words:
-            return
-        split = words.index("PROPERTY")
-        names = [w for w in words[1:split] if w not in ("APPEND", "APPEND_STRING")]
-        rest = words[split + 1 :]
-        if not rest:
-            return
-        at = self.loc(frame, cmd.line, cmd.column)
-        self.target_property(names, rest[0], ";".join(rest[1:]), at, frame)
-
-    def target_property(
-        self, names: list[str], key: str, value: str, at: Location, frame: _Frame
-    ) -> None:
-        for name in map(_known, names):
-            if key in _OUTPUT_NAME_PROPERTIES:
-                self.output_names.append(OutputName(name, _known(value), at, frame.conditions))
-            elif key == "EXCLUDE_FROM_ALL" and truthy(value):
-                self.excluded_from_all.add(name)
-
-    def install(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        at = self.loc(frame, cmd.line, cmd.column)
-        if words[:1] == ["EXPORT"] and len(words) > 1:
-            self.exported_sets.append((_known(words[1]), at))
-            return
-        if words[:1] != ["TARGETS"]:
-            return
-        names: list[str] = []
-        for word in words[1:]:
-            if word in _INSTALL_TARGET_KEYWORDS:
-                break
-            names.append(word)
-        export = _keyword_value(words, "EXPORT")
-        for name in names:
-            self.installs.append(
-                Install(_known(name), _known(export) if export else None, at, frame.conditions)
-            )
-
-    def target_link_libraries(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        at = self.loc(frame, cmd.line, cmd.column)
-        for item in words[1:]:
-            dest = _link_item_target(_known(item))
-            if dest is not None and item not in _LINK_KEYWORDS:
-                self.edges.append(Edge(_known(words[0]), dest, "link", at, frame.conditions))
-
-    def add_dependencies(self, cmd: Command, frame: _Frame) -> None:
-        words = self.expand_args(cmd.args, frame)
-        at = self.loc(frame, cmd.line, cmd.column)
-        for item in words[1:]:
-            self.edges.append(
-                Edge(_known(words[0]), _known(item), "dependency", at, frame.conditions)
-            )
-
-
+# Target commands come from TargetCommands (linter/sources/targets.py).
 _HANDLERS = {
     "set": _Walk.set_var,
     "unset": _Walk.unset_var,
@@ -826,67 +613,13 @@ def _condition_text(args: tuple[Arg, ...]) -> str:
     return " ".join(f'"{a.text}"' if a.quoted and not a.bracket else a.text for a in args)
 
 
-def _split(value: str) -> list[str]:
-    """A CMake list: `;`-separated, `\\;` kept, empty items dropped."""
-    if not value:
-        return []
-    if "\\;" not in value:
-        return [v for v in value.split(";") if v]
-    parts = re.split(r"(?<!\\);", value)
-    return [p.replace("\\;", ";") for p in parts if p]
-
-
-def _unknown(name: str) -> str:
-    return f"{_UNKNOWN_OPEN}{name}{_UNKNOWN_CLOSE}"
-
-
-def _known(text: str) -> str:
-    """Turn unknown-variable markers back into `${NAME}` for display and matching."""
-    if _UNKNOWN_OPEN not in text:
-        return text
-    return text.replace(_UNKNOWN_OPEN, "${").replace(_UNKNOWN_CLOSE, "}")
-
-
-def _resolve(base: Path, spec: str) -> Path:
-    path = Path(spec)
-    return Path(_normpath(path if path.is_absolute() else base / path))
-
-
-def _normpath(path: Path) -> str:
-    import os.path
-
-    return os.path.normpath(path)
-
-
-def _keyword_value(words: list[str], keyword: str) -> str | None:
-    if keyword in words:
-        index = words.index(keyword)
-        if index + 1 < len(words):
-            return words[index + 1]
-    return None
-
-
-_NAME = re.compile(r"^[A-Za-z0-9_.+\-:]+$")
-
-
-def _link_item_target(item: str) -> str | None:
-    """The target a link item names, if it can name one (not a flag, path or keyword)."""
-    if item.startswith("$<"):
-        # $<LINK_LIBRARY:WHOLE_ARCHIVE,foo>, $<$<BOOL:..>:foo>, $<TARGET_NAME:foo>: the last word.
-        tokens = [t for t in re.split(r"[$<>:,;]+", item) if t]
-        item = tokens[-1] if tokens else ""
-    if not item or item.startswith("-") or "/" in item or "${" in item:
-        return None
-    return item if _NAME.match(item) else None
-
-
 def walk_project(
     root: Path, cmake_roots: tuple[str, ...], exclude: tuple[str, ...]
 ) -> CMakeProject:
     """Walk every root's CMakeLists.txt and what it reaches; the CMake facts of the project."""
     walk = _Walk(root=root.resolve(), exclude=exclude)
     for cmake_root in cmake_roots:
-        directory = _resolve(walk.root, cmake_root)
+        directory = resolve(walk.root, cmake_root)
         lists = directory / "CMakeLists.txt"
         at = Location(walk.rel(lists))
         if not lists.is_file():
@@ -905,7 +638,7 @@ def walk_project(
             "CMAKE_BINARY_DIR": "<build>",
             "CMAKE_CURRENT_BINARY_DIR": "<build>",
         }
-        walk.run_file(lists, _Frame(directory, lists, scope, None), at)
+        walk.run_file(lists, Frame(directory, lists, scope, None), at)
     targets = tuple(
         replace(t, in_all=False) if t.name in walk.excluded_from_all else t for t in walk.targets
     )
