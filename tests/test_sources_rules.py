@@ -336,3 +336,24 @@ def test_cli_fails_on_a_component_declared_but_never_built(
         "kernels/CMakeLists.txt:6:3: SL205 [error] component kernels_quantized: target "
         "demo_quantized_ops (library demo_kernels_quantized) is declared but never built" in out
     )
+
+
+def test_hostile_inputs_are_findings_not_tracebacks(tmp_path: Path, manifest: Manifest) -> None:
+    root = broken(tmp_path, {})
+    (root / "plugin" / "CMakeLists.txt").write_bytes(b"\x00\xff\xfe(((\x89PNG\r\n\x1a\n" * 50)
+    (root / "setup.py").write_bytes(b"args = ['--target', '\xff\xfe']\n")
+    (root / "runtime" / "CMakeLists.txt").unlink()
+    (root / "runtime" / "CMakeLists.txt").mkdir()
+    diagnostics = run(root, manifest)
+    unreadable = [(d.location.path, d.message) for d in diagnostics if d.code == "SL207"]
+    assert any(
+        p == "plugin/CMakeLists.txt" and m.startswith("CMake syntax error") for p, m in unreadable
+    ), unreadable
+    assert any(
+        p.endswith("shiplint.yaml") and "build declaration setup-py names setup.py" in m
+        for p, m in unreadable
+    ), unreadable
+    assert any(
+        p == "CMakeLists.txt" and "add_subdirectory(runtime) names a directory without" in m
+        for p, m in unreadable
+    ), unreadable
