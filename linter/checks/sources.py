@@ -236,6 +236,7 @@ def unreadable_build_source(manifest: Manifest, model: SourceModel) -> Iterator[
         yield Finding(
             message=item.reason,
             location=item.location,
+            subject=Subject(variable=item.variable, target=item.target),
             hint="Fix the input, or list a vendored tree in sources.exclude; targets defined "
             "beyond this point are not seen.",
         )

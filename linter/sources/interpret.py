@@ -581,7 +581,8 @@ class _Walk(TargetCommands):
         names = ", ".join("${" + m + "}" for m in missing) or "a variable"
         self.unreadable.append(
             Unreadable(at, f"{what}({cmd.args[0].text}) depends on {names}, which is not "
-                       "known without evaluating CMake; not followed")
+                       "known without evaluating CMake; not followed",
+                       variable=missing[0] if missing else None)
         )  # fmt: skip
 
 

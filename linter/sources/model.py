@@ -79,6 +79,9 @@ class Unreadable:
 
     location: Location
     reason: str
+    # What a waiver can name: the variable only CMake knows, or the target asked for.
+    variable: str | None = None
+    target: str | None = None
 
 
 @dataclass(frozen=True)
