@@ -618,7 +618,9 @@ def walk_project(
     root: Path, cmake_roots: tuple[str, ...], exclude: tuple[str, ...]
 ) -> CMakeProject:
     """Walk every root's CMakeLists.txt and what it reaches; the CMake facts of the project."""
-    walk = _Walk(root=root.resolve(), exclude=exclude)
+    # Globs are repo-relative; "./vendor/**" means "vendor/**".
+    patterns = tuple(p.removeprefix("./").rstrip("/") for p in exclude)
+    walk = _Walk(root=root.resolve(), exclude=patterns)
     for cmake_root in cmake_roots:
         directory = resolve(walk.root, cmake_root)
         lists = directory / "CMakeLists.txt"
