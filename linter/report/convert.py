@@ -44,7 +44,9 @@ def load_report(text: str, root: Path) -> Report:
     except ReportFormatError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ReportFormatError(f"not a shiplint JSON report ({type(exc).__name__}: {exc})") from None
+        raise ReportFormatError(
+            f"not a shiplint JSON report ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _diagnostic(raw: dict[str, Any]) -> Diagnostic:
