@@ -6,6 +6,7 @@ binary never imports lief, and a sources-only run never starts CMake.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from linter.manifest.model import Manifest
@@ -57,17 +58,25 @@ def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress
         progress.step(f"reading {path.name}")
         # Closed after every area has read it: a run over many artifacts holds one open.
         with open_artifact(path) as tree:
-            # Operators and the probe read what the binary area collected.
-            binaries = (
-                _binary_models(tree, request, manifest, progress)
-                if request.wants("SL3", "SL4", "SL5")
-                else []
-            )
-            models.extend(binaries)
-            if request.wants("SL1"):
-                models.extend(_config_artifact_models(tree, request, manifest, progress))
-            if request.wants("SL4"):
-                models.extend(_operator_models(tree, binaries, request, manifest, progress))
+            # The config evaluation waits on CMake processes: run it beside the binary
+            # reading, which keeps this process busy, instead of after it.
+            with ThreadPoolExecutor(max_workers=1) as background:
+                config = (
+                    background.submit(_config_artifact_models, tree, request, manifest, progress)
+                    if request.wants("SL1")
+                    else None
+                )
+                # Operators and the probe read what the binary area collected.
+                binaries = (
+                    _binary_models(tree, request, manifest, progress)
+                    if request.wants("SL3", "SL4", "SL5")
+                    else []
+                )
+                models.extend(binaries)
+                if request.wants("SL4"):
+                    models.extend(_operator_models(tree, binaries, request, manifest, progress))
+                if config is not None:
+                    models.extend(config.result())
             if request.link_probe and request.wants("SL5"):
                 models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
     return models

@@ -281,3 +281,37 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
     assert len(found) == 1
     assert found[0].location.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
     assert "PKG_LIBRARIES carries nothing vs runtime" in found[0].message
+
+
+def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path) -> None:
+    """One request carries every shipped component; a refused one is told apart by its flag."""
+    the_manifest = manifest(
+        libraries=(
+            library("pkg", LibraryKind.RUNTIME, components=("runtime",)),
+            library("pkg_extra", components=("extra",)),
+        ),
+        components=(Component("runtime", False, None), Component("extra", False, None)),
+    )
+    config = (
+        "set(pkg_FOUND TRUE)\n"
+        "foreach(c IN LISTS pkg_FIND_COMPONENTS)\n"
+        '  if(c STREQUAL "runtime")\n'
+        "    set(pkg_${c}_FOUND TRUE)\n"
+        "  else()\n"
+        "    set(pkg_${c}_FOUND FALSE)\n"
+        "    set(pkg_FOUND FALSE)\n"
+        '    set(pkg_NOT_FOUND_MESSAGE "no component ${c}")\n'
+        "  endif()\n"
+        "endforeach()\n"
+    )
+    root = _package(tmp_path, config)
+    (root / "pkg" / "lib" / "libpkg_extra.so").write_bytes(b"")
+    tree = open_artifact(root)
+    models = evaluate_artifact(tree, LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
+    (ev,) = [m for m in models if isinstance(m, ConfigEvaluation)]
+    requests = {r.component: r for r in ev.requests}
+    assert requests["runtime"].found and requests["runtime"].message is None
+    assert not requests["extra"].found
+    assert requests["extra"].message == "no component extra"
+    refused = [d for d in lint(the_manifest, [ev], Selection(select=("SL110",)))]
+    assert [d.subject.component for d in refused] == ["extra"]

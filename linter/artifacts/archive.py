@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import tarfile
+import threading
 import zipfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -113,6 +114,9 @@ class ArtifactTree(ABC):
         self.label = path.name
         self.platform: Platform | None = _wheel_platform(path) if kind == "wheel" else None
         self._rejected: list[Rejected] = []
+        # The pipeline evaluates the config in a thread while binaries are read: zipfile
+        # and tarfile share one file position, so member reads take turns.
+        self._lock = threading.Lock()
 
     @property
     def rejected(self) -> tuple[Rejected, ...]:
@@ -132,11 +136,12 @@ class ArtifactTree(ABC):
         if declared > limit:
             reason = f"{declared} bytes, more than the {limit} read limit"
             raise MemberError(self.path, name, reason)
-        return self._read_bounded(name, limit)
+        with self._lock:
+            return self._read_bounded(name, limit)
 
     def head(self, name: str, count: int) -> bytes:
         """At most the first `count` bytes of a member (to sniff a file's magic)."""
-        with self._open(name) as stream:
+        with self._lock, self._open(name) as stream:
             return stream.read(count)
 
     def location(self, name: str) -> str:

@@ -210,13 +210,16 @@ def evaluate_once(
     work: Path,
 ) -> ConfigEvaluation:
     """One configure run of the probe against `layout`, read back into a model."""
-    components = (*(c.name for c in manifest.components), ABSENT_COMPONENT)
+    shipped = {c for lib in layout.shipped for c in lib.components}
+    together = tuple(c.name for c in manifest.components if c.name in shipped)
+    alone = [(c.name,) for c in manifest.components if c.name not in shipped]
+    requests = [*([together] if together else []), *alone, (ABSENT_COMPONENT,)]
     probe = write_probe(
         work / "probe",
         manifest.cmake.package,
         layout.config_dir,
         probe_variables(manifest),
-        components,
+        requests,
         layout.configure,
         tuple(directory for _, directory in layout.alternates),
     )
@@ -303,22 +306,40 @@ def _requests(
 ) -> tuple[ComponentRequest, ...]:
     shipped = {c for lib in layout.shipped for c in lib.components}
     out: list[ComponentRequest] = []
-    for component, path in probe.request_results:
+    for components, path in probe.request_results:
         raw = read_results(path, mapper)
         if not raw.present:
             continue  # the run stopped before this request; the failure says why
         found = raw.variables.get(f"{package}_FOUND", (False, ""))
         message = raw.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
         fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
-        out.append(
-            ComponentRequest(
-                component=component,
-                shipped=component in shipped,
-                found=found[0] and truthy(found[1]),
-                message=message or None,
-                fatal=fatal or None,
+        request_found = found[0] and truthy(found[1])
+        if len(components) == 1:
+            (component,) = components
+            out.append(
+                ComponentRequest(
+                    component=component,
+                    shipped=component in shipped,
+                    found=request_found,
+                    message=message or None,
+                    fatal=fatal or None,
+                )
             )
-        )
+            continue
+        # Asked together: each component answers for itself through <pkg>_<c>_FOUND, and
+        # the request's message and any abort belong to the ones that were refused.
+        for component in components:
+            own = raw.variables.get(f"{package}_{component}_FOUND", (False, ""))
+            component_found = truthy(own[1]) if own[0] else request_found
+            out.append(
+                ComponentRequest(
+                    component=component,
+                    shipped=component in shipped,
+                    found=component_found,
+                    message=None if component_found else (message or None),
+                    fatal=None if component_found else (fatal or None),
+                )
+            )
     return tuple(out)
 
 

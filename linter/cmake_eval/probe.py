@@ -2,9 +2,15 @@
 
 One configure run answers everything. The plain `find_package(<pkg> CONFIG)` runs
 in its own subdirectory, and each component request
-`find_package(<pkg> CONFIG COMPONENTS <c>)` in a sibling subdirectory: imported
+`find_package(<pkg> CONFIG COMPONENTS <c>...)` in a sibling subdirectory: imported
 targets and variables are directory-scoped, so every request sees a fresh
 evaluation, as a consumer's first call would, and targets never collide.
+
+The components the artifact ships are asked for together, in one request (each
+answers through `<pkg>_<c>_FOUND`); every component it does not ship is asked for
+alone, because the config's not-found message can name only one. Each request
+re-runs the whole config, commands included, so this keeps a run's cost to one
+evaluation per absent component instead of one per component.
 
 When the artifact installs the config in more than one place (ExecuTorch:
 `share/cmake` and `lib/cmake/executorch`), each other copy is evaluated the same
@@ -114,7 +120,8 @@ endfunction()
 class ProbeFiles:
     source_dir: Path
     main_result: Path
-    request_results: tuple[tuple[str, Path], ...]
+    # Each request's components (one request may ask for several) and its results file.
+    request_results: tuple[tuple[tuple[str, ...], Path], ...]
     alternate_results: tuple[Path, ...] = ()
 
 
@@ -154,7 +161,7 @@ def write_probe(
     package: str,
     config_dir: Path,
     variables: Sequence[str],
-    components: Sequence[str],
+    requests: Sequence[tuple[str, ...]],
     configure: Sequence[ConfigureIn] = (),
     alternates: Sequence[Path] = (),
 ) -> ProbeFiles:
@@ -196,18 +203,21 @@ def write_probe(
         top.append(f"add_subdirectory({sub})\n")
     top.append(_MESSAGE_OVERRIDE)
 
-    requests: list[tuple[str, Path]] = []
-    for index, component in enumerate(components):
+    request_results: list[tuple[tuple[str, ...], Path]] = []
+    for index, components in enumerate(requests):
         sub = f"request_{index}"
         result = results / f"{sub}.jsonl"
-        requests.append((component, result))
+        request_results.append((components, result))
         out = _bracket(str(result))
         body = [
             f"set(_SHIPLINT_REQUEST {index})\n",
-            _find(package, config_dir, (component,)),
+            _find(package, config_dir, components),
             f"_shiplint_var({out} {_bracket(package + '_FOUND')})\n",
             f"_shiplint_var({out} {_bracket(package + '_NOT_FOUND_MESSAGE')})\n",
-            f"_shiplint_var({out} {_bracket(f'{package}_{component}_FOUND')})\n",
+            *(
+                f"_shiplint_var({out} {_bracket(f'{package}_{component}_FOUND')})\n"
+                for component in components
+            ),
             f'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_{index}")\n',
             f"_shiplint_var({out} _shiplint_fatal)\n",
         ]
@@ -215,4 +225,4 @@ def write_probe(
         (directory / sub / "CMakeLists.txt").write_text("".join(body), encoding="utf-8")
         top.append(f"add_subdirectory({sub})\n")
     (directory / "CMakeLists.txt").write_text("".join(top), encoding="utf-8")
-    return ProbeFiles(directory, main_result, tuple(requests), tuple(alternate_results))
+    return ProbeFiles(directory, main_result, tuple(request_results), tuple(alternate_results))
