@@ -53,6 +53,11 @@ def _evaluate(
     return [m for m in models if isinstance(m, ConfigEvaluation)]
 
 
+def _evaluations(models: list[object]) -> list[ConfigEvaluation]:
+    """The evaluations among a run's models (a one-CMake run also says which route it missed)."""
+    return [m for m in models if isinstance(m, ConfigEvaluation)]
+
+
 TRICKY = 'a "quoted" \\back\\slash\ttab\nnew line'
 
 
@@ -215,8 +220,8 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
 
 def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
-    (ev,) = evaluate_artifact(tree, LINUX, replace(_manifest()), ["cmake"], 60)
-    assert isinstance(ev, ConfigEvaluation)
+    models = evaluate_artifact(tree, LINUX, replace(_manifest()), ["cmake"], 60)
+    (ev,) = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert ev.failure is None and ev.found and ev.cmake == "cmake"
 
 
@@ -242,8 +247,10 @@ def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
         "set(PKG_LIBRARIES from-helper)\n", encoding="utf-8"
     )
     the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
-    (ev,) = evaluate_artifact(
-        open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+    (ev,) = _evaluations(
+        evaluate_artifact(
+            open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+        )
     )
     assert isinstance(ev, ConfigEvaluation)
     assert [e.raw for e in ev.aggregates[0].entries] == ["from-helper"]
@@ -268,8 +275,10 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
         base,
         cmake=replace(base.cmake, installed_config_dirs=("pkg/share/cmake", "pkg/lib/cmake/pkg")),
     )
-    (ev,) = evaluate_artifact(
-        open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+    (ev,) = _evaluations(
+        evaluate_artifact(
+            open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
+        )
     )
     assert isinstance(ev, ConfigEvaluation)
     assert ev.aggregates[0].components == ("runtime",)
@@ -315,3 +324,22 @@ def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path)
     assert requests["extra"].message == "no component extra"
     refused = [d for d in lint(the_manifest, [ev], Selection(select=("SL110",)))]
     assert [d.subject.component for d in refused] == ["extra"]
+
+
+@pytest.mark.parametrize(
+    ("versions", "missing"),
+    [
+        ((NEW_CMAKE_VERSION,), ["paths"]),
+        ((OLD_CMAKE_VERSION,), ["targets"]),
+        ((OLD_CMAKE_VERSION, NEW_CMAKE_VERSION), []),
+    ],
+)
+def test_a_route_no_configured_cmake_covers_is_said(
+    tmp_path: Path, versions: tuple[str, ...], missing: list[str]
+) -> None:
+    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    models = evaluate_artifact(tree, LINUX, _manifest(), [str(cmake(v)) for v in versions], 60)
+    diagnostics = lint(_manifest(), models, Selection(select=("SL116",)))
+    assert [d.message.split(" ")[7] for d in diagnostics] == missing
+    for d in diagnostics:
+        assert d.severity.value == "warning" and "no configured CMake falls in it" in d.message

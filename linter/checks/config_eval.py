@@ -20,6 +20,7 @@ from linter.cmake_eval.model import (
     MissingConfig,
     Mode,
     ResolvedVariable,
+    RouteCoverage,
 )
 from linter.cmake_eval.resolve import retains
 from linter.diagnostics import Finding, Location, Subject
@@ -499,6 +500,32 @@ def config_missing_from_artifact(manifest: Manifest, model: MissingConfig) -> It
     )
 
 
+def route_not_evaluated(manifest: Manifest, model: RouteCoverage) -> Iterator[Finding]:
+    ran = ", ".join(f"{version} ({route})" for route, version in model.evaluated) or "none"
+    for name in model.missing:
+        route = next(r for r in manifest.cmake.routes if r.name == name)
+        yield Finding(
+            message=f"the config was not evaluated on route {name} ({_version_range(route)}) "
+            f"for {model.platform}: no configured CMake falls in it (evaluated with: {ran})",
+            location=model.config,
+            subject=Subject(artifact=model.artifact),
+            hint="Give a CMake of that range with --cmake or [tool.shiplint] cmake "
+            "(`pip install cmake==<version>` into a directory of its own), so what that "
+            "route publishes is checked too.",
+        )
+
+
+def _version_range(route: Any) -> str:
+    def dotted(version: tuple[int, ...]) -> str:
+        return ".".join(str(part) for part in version)
+
+    if route.since and route.below:
+        return f"CMake {dotted(route.since)} to below {dotted(route.below)}"
+    if route.since:
+        return f"CMake {dotted(route.since)} and newer"
+    return f"CMake below {dotted(route.below)}"
+
+
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL101", ConfigEvaluation, opt_in_component_in_aggregate),
     Rule("SL102", ConfigEvaluation, component_missing_from_aggregate),
@@ -515,4 +542,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL113", ConfigEvaluation, package_not_found_despite_libraries),
     Rule("SL114", MissingConfig, config_missing_from_artifact),
     Rule("SL115", ConfigEvaluation, installed_configs_disagree),
+    Rule("SL116", RouteCoverage, route_not_evaluated),
 )

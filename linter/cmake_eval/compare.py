@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from linter.cmake_eval.model import AggregateAcrossRoutes, ConfigEvaluation, RouteView
+from linter.cmake_eval.model import (
+    AggregateAcrossRoutes,
+    ConfigEvaluation,
+    RouteCoverage,
+    RouteView,
+)
 from linter.manifest.model import Manifest
 
 
@@ -43,3 +48,22 @@ def compare_routes(
 def _components(evaluation: ConfigEvaluation, variable: str) -> tuple[str, ...]:
     resolved = evaluation.variable(variable)
     return resolved.components if resolved is not None else ()
+
+
+def route_coverage(
+    manifest: Manifest, evaluations: Sequence[ConfigEvaluation]
+) -> list[RouteCoverage]:
+    """The routes of the manifest that no configured CMake falls in, for this config.
+
+    A CMake that ran and failed covers its route (the failure is its own finding); a
+    run where no CMake could be identified at all is already reported as such.
+    """
+    evaluated = tuple((ev.route, ev.cmake_version) for ev in evaluations if ev.route)
+    if not evaluated:
+        return []
+    covered = {route for route, _ in evaluated}
+    missing = tuple(r.name for r in manifest.cmake.routes if r.name not in covered)
+    if not missing:
+        return []
+    first = evaluations[0]
+    return [RouteCoverage(first.mode, first.label, first.platform, first.config, evaluated, missing)]

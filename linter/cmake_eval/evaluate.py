@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linter.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
-from linter.cmake_eval.compare import compare_routes
+from linter.cmake_eval.compare import compare_routes, route_coverage
 from linter.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
 from linter.cmake_eval.model import (
     AlternateConfig,
@@ -108,7 +108,11 @@ def evaluate_artifact(
         layout = layout_artifact(tree, manifest, platform, member, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, Location(f"{tree.label}!/{member}"), ())
         evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
-    return [*evaluations, *compare_routes(manifest, evaluations)]
+    return [
+        *evaluations,
+        *compare_routes(manifest, evaluations),
+        *route_coverage(manifest, evaluations),
+    ]
 
 
 def evaluate_source(
@@ -124,6 +128,7 @@ def evaluate_source(
             evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
         models.extend(evaluations)
         models.extend(compare_routes(manifest, evaluations))
+        models.extend(route_coverage(manifest, evaluations))
     return models
 
 

@@ -197,3 +197,21 @@ class MissingConfig:
     label: str
     platform: Platform
     searched: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RouteCoverage:
+    """Which of the manifest's CMake routes one evaluated config was evaluated on."""
+
+    mode: Mode
+    label: str
+    platform: Platform
+    config: Location
+    # (route, CMake version) of each evaluation that ran to the end.
+    evaluated: tuple[tuple[str, str], ...]
+    # Manifest routes no configured CMake falls in.
+    missing: tuple[str, ...]
+
+    @property
+    def artifact(self) -> str | None:
+        return self.label if self.mode is Mode.ARTIFACT else None
