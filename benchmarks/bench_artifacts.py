@@ -129,7 +129,9 @@ def main() -> int:
     print(f"wheel: {args.wheel.name} ({args.wheel.stat().st_size / 1e6:.1f} MB), runs: {args.runs}")
     width = max(map(len, rows))
     for name, times in rows.items():
-        print(f"{name:<{width}}  best {min(times):6.2f} s  median {statistics.median(times):6.2f} s")
+        print(
+            f"{name:<{width}}  best {min(times):6.2f} s  median {statistics.median(times):6.2f} s"
+        )
     ours = min(next(iter(rows.values())))
     for name, times in list(rows.items())[1:]:
         print(f"{name:<{width}}  {min(times) / ours:5.1f}x shiplint --select SL3")

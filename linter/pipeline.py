@@ -128,5 +128,7 @@ def _link_probe_models(
     """Issue 8: consumers built against the artifact's package (host platform only)."""
     from linter.link_probe.probe import ProbeOptions, probe_artifact
 
-    options = ProbeOptions(cmake=request.cmake, timeout=request.cmake_timeout, progress=progress.step)
+    options = ProbeOptions(
+        cmake=request.cmake, timeout=request.cmake_timeout, progress=progress.step
+    )
     return probe_artifact(tree, tree.platform, manifest, options)

@@ -24,7 +24,9 @@ def wheel(version: str, platform: str) -> Path:
     """The cached ExecuTorch wheel, e.g. wheel("1.5.1", "manylinux_2_28_x86_64")."""
     matches = sorted((CACHE / "wheels").glob(f"executorch-{version}-*{platform}*.whl"))
     if not matches:
-        pytest.fail(f"missing test material: executorch {version} {platform}; run .ci/fetch-material")
+        pytest.fail(
+            f"missing test material: executorch {version} {platform}; run .ci/fetch-material"
+        )
     return matches[0]
 
 

@@ -93,9 +93,12 @@ def test_platform_comes_from_the_wheel_tag(tag: str, platform: Platform) -> None
 
 
 def test_compressed_tag_set_names_one_platform(tmp_path: Path) -> None:
-    path = _zip(tmp_path / "p-1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", {
-        "p/__init__.py": b"",
-    })
+    path = _zip(
+        tmp_path / "p-1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        {
+            "p/__init__.py": b"",
+        },
+    )
     with open_artifact(path) as tree:
         assert tree.platform == Platform("linux", "x86_64")
 
@@ -199,8 +202,9 @@ def test_member_larger_than_declared_is_an_error_not_a_bigger_read(tmp_path: Pat
 
 
 def test_missing_member_is_a_member_error(tmp_path: Path) -> None:
-    with open_artifact(_zip(tmp_path / "a.zip", {"a": b"1"})) as tree, pytest.raises(
-        MemberError, match="no such member"
+    with (
+        open_artifact(_zip(tmp_path / "a.zip", {"a": b"1"})) as tree,
+        pytest.raises(MemberError, match="no such member"),
     ):
         tree.read("b")
 

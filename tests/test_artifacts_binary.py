@@ -151,7 +151,9 @@ def test_macho_install_name_is_not_a_dependency() -> None:
 def test_macho_bundle_and_weak_definitions() -> None:
     with open_artifact(wheel("1.5.1", "macosx_14_0_arm64")) as tree:
         bundle = read_binary(
-            tree.read("executorch/backends/cortex_m/library/_cmsis_nn/cmsis_nn.cpython-311-darwin.so"),
+            tree.read(
+                "executorch/backends/cortex_m/library/_cmsis_nn/cmsis_nn.cpython-311-darwin.so"
+            ),
             "b",
         )
         optimized = read_binary(
@@ -165,7 +167,9 @@ def test_macho_bundle_and_weak_definitions() -> None:
 
 def test_pe_dll_imports_and_exports() -> None:
     with open_artifact(wheel("1.5.1", "win_amd64")) as tree:
-        record = read_binary(tree.read("executorch/kernels/quantized/quantized_ops_aot_lib.dll"), "q")
+        record = read_binary(
+            tree.read("executorch/kernels/quantized/quantized_ops_aot_lib.dll"), "q"
+        )
     assert isinstance(record, BinaryRecord)
     assert record.format is BinaryFormat.PE and record.arches == ("x86_64",)
     assert record.file_type is FileType.SHARED_LIBRARY

@@ -97,7 +97,9 @@ def test_sl301_quiet_when_optional_or_other_platform(
         _component("pkg_comp", required=False),
         _component("pkg_mac", platforms=("macos",)),
     )
-    assert _codes(_check(tmp_path, built_libs, {"pkg/lib/libpkg.so": "libpkg.so"}, mf), "SL301") == []
+    assert (
+        _codes(_check(tmp_path, built_libs, {"pkg/lib/libpkg.so": "libpkg.so"}, mf), "SL301") == []
+    )
 
 
 # ---------------------------------------------------------------- SL302
@@ -162,7 +164,9 @@ def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> A
     )
 
 
-def _dylib(name: str, soname: str | None, needed: tuple[str, ...] = (), rpaths: tuple[str, ...] = ()) -> BinaryRecord:
+def _dylib(
+    name: str, soname: str | None, needed: tuple[str, ...] = (), rpaths: tuple[str, ...] = ()
+) -> BinaryRecord:
     return BinaryRecord(
         name=name,
         format=BinaryFormat.MACHO,
@@ -201,7 +205,9 @@ def test_sl304_macos_install_names(install_name: str | None, fires: str | None) 
 # ---------------------------------------------------------------- SL305 / SL306 / SL307 / SL318
 
 
-def test_component_with_the_runtime_compiled_in(tmp_path: Path, built_libs: dict[str, Path]) -> None:
+def test_component_with_the_runtime_compiled_in(
+    tmp_path: Path, built_libs: dict[str, Path]
+) -> None:
     mf = _manifest(_runtime(), _component("pkg_comp"))
     files = {"pkg/lib/libpkg.so": "libpkg.so", "pkg/lib/libpkg_comp.so": "libpkg_fat.so"}
     diagnostics = _check(tmp_path, built_libs, files, mf)
@@ -401,7 +407,10 @@ def test_sl315_unreadable_component(
         content = built_libs["libpkg_comp.so"].read_bytes()[:3000]
     assert isinstance(content, bytes)
     mf = _manifest(_runtime(), _component("pkg_comp"))
-    files: dict[str, str | bytes] = {"pkg/lib/libpkg.so": "libpkg.so", "pkg/lib/libpkg_comp.so": content}
+    files: dict[str, str | bytes] = {
+        "pkg/lib/libpkg.so": "libpkg.so",
+        "pkg/lib/libpkg_comp.so": content,
+    }
     diagnostics = _check(tmp_path, built_libs, files, mf)
     (diag,) = _codes(diagnostics, "SL315")
     assert diag.subject.library == "pkg_comp" and reason in diag.message

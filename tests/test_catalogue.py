@@ -27,8 +27,14 @@ def test_slugs_are_unique() -> None:
 
 
 def test_code_ranges_match_areas() -> None:
-    areas = {"0": "run", "1": "cmake-evaluation", "2": "sources", "3": "artifacts",
-             "4": "operators", "5": "link-probe"}
+    areas = {
+        "0": "run",
+        "1": "cmake-evaluation",
+        "2": "sources",
+        "3": "artifacts",
+        "4": "operators",
+        "5": "link-probe",
+    }
     for doc in catalogue().values():
         assert areas[doc.code[2]] == doc.area, doc.code
 

@@ -41,15 +41,36 @@ def test_json_report_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code = main(["check", "--root", str(root), "--format", "json", "--select", "SL0"])
     document = validate_report(capsys.readouterr().out)
     assert code == 0
-    assert document["summary"] == {"errors": 0, "warnings": 0, "infos": 0, "waived": 0,
-                                   "failing": 0, "fail_on": "error", "passed": True}
+    assert document["summary"] == {
+        "errors": 0,
+        "warnings": 0,
+        "infos": 0,
+        "waived": 0,
+        "failing": 0,
+        "fail_on": "error",
+        "passed": True,
+    }
 
 
 def test_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _project(tmp_path)
     out = tmp_path / "report.json"
-    assert main(["check", "--root", str(root), "--format", "json", "--output", str(out),
-                 "--select", "SL0"]) == 0
+    assert (
+        main(
+            [
+                "check",
+                "--root",
+                str(root),
+                "--format",
+                "json",
+                "--output",
+                str(out),
+                "--select",
+                "SL0",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out == ""
     validate_report(out.read_text())
 
@@ -78,8 +99,13 @@ def test_missing_artifact_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "x.whl" in err and "Traceback" not in err
 
 
-def test_config_unknown_key_has_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = _project(tmp_path, '[project]\nname = "x"\n\n[tool.shiplint]\nselect = ["SL1"]\nfail_on = "warning"\n')
+def test_config_unknown_key_has_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(
+        tmp_path,
+        '[project]\nname = "x"\n\n[tool.shiplint]\nselect = ["SL1"]\nfail_on = "warning"\n',
+    )
     assert main(["check", "--root", str(root)]) == 2
     err = capsys.readouterr().err
     assert f"{root / 'pyproject.toml'}:6:1: unknown key 'fail_on'" in err
@@ -98,7 +124,9 @@ def test_config_invalid_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "pyproject.toml:1:" in capsys.readouterr().err
 
 
-def test_config_sets_manifest_and_fail_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_sets_manifest_and_fail_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "m.yaml").write_text(EXAMPLE_MANIFEST.read_text())
     (tmp_path / "pyproject.toml").write_text(
@@ -110,6 +138,11 @@ def test_config_sets_manifest_and_fail_on(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_python_dash_m_entry_point() -> None:
-    result = subprocess.run([sys.executable, "-m", "linter", "rules"], capture_output=True,
-                            text=True, check=False, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-m", "linter", "rules"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
     assert result.returncode == 0 and "SL001" in result.stdout

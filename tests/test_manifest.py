@@ -34,7 +34,9 @@ def test_example_manifest_model() -> None:
     assert qnn is not None
     assert qnn.placement_for(Platform("linux", "x86_64")) is not None
     assert qnn.placement_for(Platform("linux", "aarch64")) is None
-    assert owner.file_pattern(Platform("macos", "aarch64")) == "libexecutorch_kernels_quantized.dylib"
+    assert (
+        owner.file_pattern(Platform("macos", "aarch64")) == "libexecutorch_kernels_quantized.dylib"
+    )
     (libraries,) = manifest.aggregates
     assert "kernels_quantized" not in libraries.carries.expected(manifest.components)
     assert manifest.cmake.route_for((3, 24, 3)).name == "paths"  # type: ignore[union-attr]
@@ -52,7 +54,10 @@ def _line_of(text: str, needle: str) -> int:
 
 BROKEN: dict[str, tuple[str | bytes, str]] = {
     "wrong-type": (_replace("opt_in: true", "opt_in: maybe"), "'maybe' is not of type 'boolean'"),
-    "unknown-key": (_replace("  - name: etdump\n", "  - name: etdump\n    optin: true\n"), "unknown key 'optin'"),
+    "unknown-key": (
+        _replace("  - name: etdump\n", "  - name: etdump\n    optin: true\n"),
+        "unknown key 'optin'",
+    ),
     "aggregate-unknown-component": (
         _replace("all_except: [kernels_quantized]", "all_except: [kernels_quantised]"),
         "names unknown component 'kernels_quantised'",
@@ -108,7 +113,9 @@ def test_broken_manifest_exits_2_with_position(
     assert elapsed < 1.0
 
 
-def test_error_points_at_the_offending_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_error_points_at_the_offending_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text = _replace("  - name: etdump\n", "  - name: etdump\n    optin: true\n")
     path = tmp_path / "m.yaml"
     path.write_text(text, encoding="utf-8")

@@ -39,7 +39,17 @@ def test_installed_wheel_finds_its_data(tmp_path: Path) -> None:
     (wheel,) = (tmp_path / "dist").glob("shiplint-*.whl")
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
     )

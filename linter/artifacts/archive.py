@@ -237,9 +237,8 @@ class ZipTree(ArtifactTree):
         if info.file_size > DEFAULT_READ_LIMIT:
             self._reject(name, f"declares {info.file_size} bytes, more than any library (zip bomb)")
             return
-        if (
-            info.file_size > _RATIO_MIN_SIZE
-            and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1)
+        if info.file_size > _RATIO_MIN_SIZE and info.file_size > MAX_COMPRESSION_RATIO * max(
+            info.compress_size, 1
         ):
             ratio = info.file_size // max(info.compress_size, 1)
             self._reject(name, f"inflates {ratio}x ({info.file_size} bytes): a zip bomb")

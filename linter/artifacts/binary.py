@@ -175,7 +175,9 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
     # this one file, so the run goes on and the rules report it.
     except Exception as exc:
         return BinaryError(name, f"cannot be parsed: {type(exc).__name__}: {exc}")
-    return BinaryError(name, f"not a binary: starts with {data[:4]!r}, no ELF, Mach-O, PE or ar magic")
+    return BinaryError(
+        name, f"not a binary: starts with {data[:4]!r}, no ELF, Mach-O, PE or ar magic"
+    )
 
 
 def _enum_name(value: Any) -> str:
@@ -298,19 +300,25 @@ def _elf_truncation(data: bytes) -> str | None:
         phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", data, 42)
     size = len(data)
     if phoff + phentsize * phnum > size:
-        return f"truncated: program headers end at {phoff + phentsize * phnum}, file has {size} bytes"
+        return (
+            f"truncated: program headers end at {phoff + phentsize * phnum}, file has {size} bytes"
+        )
     if shnum and shoff + shentsize * shnum > size:
-        return f"truncated: section headers end at {shoff + shentsize * shnum}, file has {size} bytes"
+        return (
+            f"truncated: section headers end at {shoff + shentsize * shnum}, file has {size} bytes"
+        )
     for index in range(phnum):
         base = phoff + index * phentsize
         if is64:
-            offset, filesz = struct.unpack_from(order + "Q", data, base + 8)[0], struct.unpack_from(
-                order + "Q", data, base + 32
-            )[0]
+            offset, filesz = (
+                struct.unpack_from(order + "Q", data, base + 8)[0],
+                struct.unpack_from(order + "Q", data, base + 32)[0],
+            )
         else:
-            offset, filesz = struct.unpack_from(order + "I", data, base + 4)[0], struct.unpack_from(
-                order + "I", data, base + 16
-            )[0]
+            offset, filesz = (
+                struct.unpack_from(order + "I", data, base + 4)[0],
+                struct.unpack_from(order + "I", data, base + 16)[0],
+            )
         if offset + filesz > size:
             return f"truncated: segment {index} ends at {offset + filesz}, file has {size} bytes"
     return None
@@ -489,7 +497,9 @@ def _read_archive(data: bytes, name: str) -> BinaryRecord | BinaryError:
         except ValueError:
             return BinaryError(name, f"corrupt static archive: bad member size at {offset}")
         if offset + 60 + size > len(data):
-            return BinaryError(name, f"truncated static archive: member at {offset} runs past the end")
+            return BinaryError(
+                name, f"truncated static archive: member at {offset} runs past the end"
+            )
         member_name = header[:16].decode("ascii", "replace").strip()
         body = data[offset + 60 : offset + 60 + size]
         # "/" and "//" (GNU) and "__.SYMDEF" (BSD) are the symbol and name tables.
@@ -499,7 +509,9 @@ def _read_archive(data: bytes, name: str) -> BinaryRecord | BinaryError:
                 first = read_binary(body, f"{name}({member_name.rstrip('/')})")
         offset += 60 + size + (size & 1)
     if offset < len(data) and data[offset:].strip(b"\n"):
-        return BinaryError(name, f"corrupt static archive: {len(data) - offset} bytes after the last member")
+        return BinaryError(
+            name, f"corrupt static archive: {len(data) - offset} bytes after the last member"
+        )
     arches = first.arches if isinstance(first, BinaryRecord) else ()
     return _archive_record(name, BinaryFormat.ARCHIVE, arches, members)
 

@@ -69,9 +69,7 @@ def collect_artifact(tree: ArtifactTree, manifest: Manifest) -> ArtifactModel:
     )
 
 
-def _platform(
-    tree: ArtifactTree, records: Iterable[BinaryRecord]
-) -> tuple[Platform | None, str]:
+def _platform(tree: ArtifactTree, records: Iterable[BinaryRecord]) -> tuple[Platform | None, str]:
     """The wheel tag's platform, else the most common (OS, arch) of the shared objects."""
     if tree.platform is not None:
         return tree.platform, "wheel tag"

@@ -91,9 +91,7 @@ def expand_entry(raw: str, binary: BinaryRecord, externals: Externals, wheel: bo
     return SearchEntry(raw, EntryKind.INSIDE, directory)
 
 
-def search_path(
-    binary: BinaryRecord, externals: Externals, wheel: bool
-) -> tuple[SearchEntry, ...]:
+def search_path(binary: BinaryRecord, externals: Externals, wheel: bool) -> tuple[SearchEntry, ...]:
     """The directories the loader searches for `binary`'s dependencies, in order.
 
     ELF: DT_RPATH only when there is no DT_RUNPATH (the loader ignores it then).

@@ -94,9 +94,7 @@ def missing_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
     for placed in model.libraries:
         if placed.member is not None or not placed.required:
             continue
-        instead = (
-            f"; found instead: {', '.join(placed.lookalikes)}" if placed.lookalikes else ""
-        )
+        instead = f"; found instead: {', '.join(placed.lookalikes)}" if placed.lookalikes else ""
         yield Finding(
             message=(
                 f"{placed.library} is required on {model.platform} but {model.label} has no "
@@ -146,6 +144,7 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
 
 
 # ------------------------------------------------------------------ SL303
+
 
 def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL303: a manifest library's file is a static archive, object or executable."""
@@ -253,9 +252,7 @@ def missing_runtime_dependency(manifest: Manifest, model: ArtifactModel) -> Iter
 # ------------------------------------------------------------------ SL306 / SL318
 
 
-def _owned_definitions(
-    library: Library, binary: BinaryRecord
-) -> dict[str, tuple[str, ...]]:
+def _owned_definitions(library: Library, binary: BinaryRecord) -> dict[str, tuple[str, ...]]:
     """Each sentinel the library owns -> the mangled names of its strong definitions of it."""
     strong = binary.strong_symbols()
     owned: dict[str, tuple[str, ...]] = {}
@@ -594,9 +591,7 @@ def conflicting_libraries(manifest: Manifest, model: ArtifactModel) -> Iterator[
             if len(together) < 2:
                 continue
             # Report where the conflict arises, not every binary that loads it later.
-            if any(
-                loads.get(m, frozenset()) >= together for m in chains[start] if m != start
-            ):
+            if any(loads.get(m, frozenset()) >= together for m in chains[start] if m != start):
                 continue
             paths = "; ".join(
                 " -> ".join(p.rsplit("/", 1)[-1] for p in chains[start][m])

@@ -66,4 +66,6 @@ def route_coverage(
     if not missing:
         return []
     first = evaluations[0]
-    return [RouteCoverage(first.mode, first.label, first.platform, first.config, evaluated, missing)]
+    return [
+        RouteCoverage(first.mode, first.label, first.platform, first.config, evaluated, missing)
+    ]
