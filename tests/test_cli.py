@@ -9,9 +9,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from tests.material import EXAMPLE_MANIFEST, REPO
 
 from linter.cli import main
+from tests.material import EXAMPLE_MANIFEST, REPO
 
 REPORT_SCHEMA = json.loads((REPO / "schemas" / "report.schema.json").read_text())
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import pytest
-from tests.builders import library, manifest
 
 from linter import registry
 from linter.catalogue import catalogue
@@ -14,6 +13,7 @@ from linter.diagnostics import Finding, Location, Severity, Subject
 from linter.engine import Selection, lint
 from linter.manifest.model import Manifest, Mark, Waiver
 from linter.rule import Rule
+from tests.builders import library, manifest
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.material import EXAMPLE_MANIFEST
 
 from linter.cli import main
 from linter.manifest.errors import ManifestError
 from linter.manifest.load import load_manifest
 from linter.platforms import Platform
+from tests.material import EXAMPLE_MANIFEST
 
 EXAMPLE = EXAMPLE_MANIFEST.read_text(encoding="utf-8")
 
