@@ -22,6 +22,7 @@ from linter.manifest.model import (
     Manifest,
     Mark,
     Ownership,
+    PackagingCall,
     Placement,
     ProvidedLibraries,
     Registry,
@@ -141,7 +142,12 @@ def _build(doc: Document) -> Manifest:
         cmake_roots=tuple(src.get("cmake_roots", (".",))),
         exclude=tuple(src.get("exclude", ())),
         build_declarations=tuple(
-            BuildDeclaration(b["kind"], b.get("path"), mark(("sources", "build_declarations", i)))
+            BuildDeclaration(
+                b["kind"],
+                b.get("path"),
+                mark(("sources", "build_declarations", i)),
+                _packaging(b.get("packaging")),
+            )
             for i, b in enumerate(src.get("build_declarations", ()))
         ),
     )
@@ -158,6 +164,20 @@ def _build(doc: Document) -> Manifest:
         registries=registries,
         waivers=waivers,
         sources=sources,
+    )
+
+
+def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
+    """`packaging:`, a list of call descriptions (the schema checked the shape)."""
+    return tuple(
+        PackagingCall(
+            calls=tuple(p["calls"]),
+            name_keyword=p["name_keyword"],
+            name_position=p.get("name_position"),
+            dir_keyword=p.get("dir_keyword"),
+            name_functions=tuple(p.get("name_functions", ())),
+        )
+        for p in raw or ()
     )
 
 

@@ -221,12 +221,27 @@ class Waiver:
 
 
 @dataclass(frozen=True)
+class PackagingCall:
+    """Calls in a build script that copy one build output into the wheel (`BuiltFile(...)`)."""
+
+    calls: tuple[str, ...]
+    name_keyword: str
+    name_position: int | None = None
+    # Keyword of the entry's directory: a file that exists there in the checkout is not built.
+    dir_keyword: str | None = None
+    # Calls that only decorate a name with the platform's prefix/suffix (get_dynamic_lib_name).
+    name_functions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class BuildDeclaration:
     """Where the build says which CMake targets it builds."""
 
     kind: str  # setup-py | cmake-presets | scikit-build | all
     path: str | None
     mark: Mark = NO_MARK
+    # setup-py only: how the script lists what it copies from the build tree into the wheel.
+    packaging: tuple[PackagingCall, ...] = ()
 
 
 @dataclass(frozen=True)
