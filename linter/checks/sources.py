@@ -11,7 +11,8 @@ from typing import Any
 from linter.diagnostics import Finding, Location, Subject
 from linter.manifest.model import Library, Manifest, Mark
 from linter.rule import Rule
-from linter.sources.model import Conditions, OutputName, SourceModel, TargetDef
+from linter.sources.model import Conditions, OutputName, PackagingEntry, SourceModel, TargetDef
+from linter.sources.packaging import PackagingIndex, name_matches
 
 _LIBRARY_KINDS = ("library", "imported", "alias")
 
@@ -232,13 +233,23 @@ def unknown_build_target(manifest: Manifest, model: SourceModel) -> Iterator[Fin
 
 
 def unreadable_build_source(manifest: Manifest, model: SourceModel) -> Iterator[Finding]:
-    for item in (*model.project.unreadable, *model.plan.unreadable):
+    plan = model.plan
+    for item in (*model.project.unreadable, *plan.unreadable):
         yield Finding(
             message=item.reason,
             location=item.location,
             subject=Subject(variable=item.variable, target=item.target),
             hint="Fix the input, or list a vendored tree in sources.exclude; targets defined "
             "beyond this point are not seen.",
+        )
+    for item in plan.packaging_unreadable:
+        yield Finding(
+            message=item.reason,
+            location=item.location,
+            subject=Subject(variable=item.variable),
+            hint="Name the file with a literal (a function that only adds the platform's "
+            "prefix or suffix goes in packaging.name_functions), or waive the finding naming "
+            "the expression as `variable`; this entry is not checked against the targets.",
         )
 
 
@@ -287,6 +298,95 @@ def conditional_component_target(manifest: Manifest, model: SourceModel) -> Iter
             )
 
 
+# -- SL209 ------------------------------------------------------------------------------
+
+# Kinds whose target name or OUTPUT_NAME is the file the build leaves in its tree.
+_PRODUCING_KINDS = ("library", "executable")
+
+
+def _packaging_index(manifest: Manifest, model: SourceModel) -> PackagingIndex:
+    """Every output name a known target may get (conditional ones too), and prebuilt libraries.
+
+    A manifest library with a `build.target` counts only through its target: matching its
+    manifest name would hide exactly the rename this rule is for.
+    """
+    outputs: list[tuple[str, str]] = []
+    for target in dict.fromkeys(
+        t.name for t in model.project.targets if t.kind in _PRODUCING_KINDS
+    ):
+        for name, _, _ in possible_output_names(model, target):
+            outputs.append((name, f"target {target}"))
+    for library in manifest.libraries:
+        if not library.build_target:
+            outputs.append((library.output_name, f"manifest library {library.name}"))
+    return PackagingIndex(outputs)
+
+
+def _packaging_caveat(model: SourceModel) -> str:
+    count = len(model.plan.packaging_unreadable)
+    if not count:
+        return ""
+    return f"; {count} packaging entr{'y' if count == 1 else 'ies'} could not be read (see SL207)"
+
+
+def _entry_when(entry: PackagingEntry) -> str:
+    return f" (when {_when(entry.conditions)})" if entry.conditions else ""
+
+
+def packaging_entry_without_target(manifest: Manifest, model: SourceModel) -> Iterator[Finding]:
+    entries = [e for e in model.plan.packaging if not e.checked_in]
+    if not entries:
+        return
+    index = _packaging_index(manifest, model)
+    for entry in entries:
+        for name in entry.names:
+            if index.producers(name):
+                continue
+            yield Finding(
+                message=f"the packaging ({entry.declaration}) copies {name!r} with "
+                f"{entry.call}(...){_entry_when(entry)}, but no target of the "
+                f"{len(model.project.files)} CMake files read produces it (by OUTPUT_NAME or "
+                "target name), no manifest library without a build target is named so, and it is "
+                f"not a file in the checkout{_walk_caveat(model)}",
+                location=entry.location,
+                subject=Subject(target=name),
+                hint="Correct the name to the target's output name, or remove the entry: "
+                "packaging then looks for a file no build makes.",
+            )
+
+
+# -- SL210 ------------------------------------------------------------------------------
+
+
+def component_not_packaged(manifest: Manifest, model: SourceModel) -> Iterator[Finding]:
+    plan = model.plan
+    if not plan.packaging_read:
+        return
+    for library, component in _component_libraries(manifest):
+        target = library.build_target or ""
+        defs = _definitions(model, target)
+        if not defs or model.built_by(target) is None:
+            continue  # undefined or never built: SL201 / SL205
+        outputs = {library.output_name, *(n for n, _, _ in possible_output_names(model, target))}
+        if any(
+            name_matches(name, output)
+            for entry in plan.packaging
+            for name in entry.names
+            for output in outputs
+        ):
+            continue
+        yield Finding(
+            message=f"component {component}: target {target} (library {library.name}) is built "
+            f"but never packaged: none of the {len(plan.packaging)} packaging entries of "
+            f"{', '.join(plan.packaging_read)} copies {library.output_name} (or another name "
+            f"the target may get){_packaging_caveat(model)}",
+            location=defs[0].location,
+            subject=_subject(library, component),
+            hint=f"Add a packaging entry that copies the {library.output_name} library into "
+            "the wheel; without one the component silently disappears from it.",
+        )
+
+
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL201", SourceModel, component_target_undefined),
     Rule("SL202", SourceModel, registering_library_built_static),
@@ -296,4 +396,6 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL206", SourceModel, unknown_build_target),
     Rule("SL207", SourceModel, unreadable_build_source),
     Rule("SL208", SourceModel, conditional_component_target),
+    Rule("SL209", SourceModel, packaging_entry_without_target),
+    Rule("SL210", SourceModel, component_not_packaged),
 )

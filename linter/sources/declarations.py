@@ -9,6 +9,8 @@
 - `cmake-presets`: `targets` of the build presets in CMakePresets.json (with `inherits`).
 - `all`: the build runs the default target.
 A declaration that names no target builds ALL, as `cmake --build` does.
+A setup-py declaration with `packaging` configured also gives, from the same parsed
+script, what it copies into the wheel (`linter/sources/packaging.py`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from linter.diagnostics import Location
 from linter.manifest.model import BuildDeclaration, Mark
 from linter.sources.model import BuildPlan, Conditions, TargetRequest, Unreadable
+from linter.sources.packaging import PackagingRead, read_packaging
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,8 +51,16 @@ class _Plan:
 
 def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> BuildPlan:
     plan = _Plan()
+    packaging = PackagingRead()
+    packaging_read: list[str] = []
     for declaration in declarations:
         mark = _mark_location(declaration.mark)
+        if declaration.packaging and declaration.kind != "setup-py":
+            # The schema allows it on setup-py only; a model built another way is told.
+            plan.unreadable.append(
+                Unreadable(mark, f"packaging is read from setup-py declarations only, not "
+                           f"{declaration.kind}; its packaging entries are not checked")
+            )  # fmt: skip
         if declaration.kind == "all":
             plan.builds_all.append(mark)
             continue
@@ -70,7 +81,11 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
             continue
         before = (len(plan.requests), len(plan.builds_all), len(plan.unreadable))
         if declaration.kind == "setup-py":
-            _read_setup_py(rel, text, plan)
+            tree = _read_setup_py(rel, text, plan)
+            if declaration.packaging and tree is not None:
+                label = f"setup-py ({rel})"
+                read_packaging(root, rel, tree, declaration.packaging, label, packaging)
+                packaging_read.append(label)
             after = (len(plan.requests), len(plan.builds_all), len(plan.unreadable))
             if after == before:
                 # No `--target` at all: `cmake --build` builds the default target.
@@ -79,7 +94,14 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
             _read_scikit_build(rel, text, plan)
         else:
             _read_presets(rel, text, plan)
-    return BuildPlan(tuple(plan.requests), tuple(plan.builds_all), tuple(plan.unreadable))
+    return BuildPlan(
+        tuple(plan.requests),
+        tuple(plan.builds_all),
+        tuple(plan.unreadable),
+        packaging=tuple(packaging.entries),
+        packaging_read=tuple(packaging_read),
+        packaging_unreadable=tuple(packaging.unreadable),
+    )
 
 
 def _mark_location(mark: Mark) -> Location:
@@ -99,14 +121,15 @@ class _Element:
     group: int
 
 
-def _read_setup_py(rel: str, text: str, plan: _Plan) -> None:
+def _read_setup_py(rel: str, text: str, plan: _Plan) -> ast.Module | None:
+    """Its requests into `plan`; the parsed script, which the packaging list is read from."""
     try:
         tree = ast.parse(text, filename=rel)
     except SyntaxError as exc:
         plan.unreadable.append(
             Unreadable(Location(rel, exc.lineno, exc.offset), f"Python syntax error: {exc.msg}")
         )
-        return
+        return None
     streams: dict[str, list[_Element]] = {}
     anonymous: list[list[_Element]] = []
     collector = _Collector(streams, anonymous)
@@ -114,6 +137,7 @@ def _read_setup_py(rel: str, text: str, plan: _Plan) -> None:
     for elements in [*streams.values(), *anonymous]:
         for request in _requests(rel, elements, plan):
             _add(plan, request)
+    return tree
 
 
 class _Collector:

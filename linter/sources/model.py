@@ -110,11 +110,33 @@ class TargetRequest:
 
 
 @dataclass(frozen=True)
+class PackagingEntry:
+    """One call in a build script that copies a file from the build tree into the wheel."""
+
+    # fnmatch globs on the file's name, as the script writes it once the configured
+    # name functions are applied (`get_dynamic_lib_name("x")` -> `x`); two or more for
+    # `a if cond else b`, which names a different file per platform.
+    names: tuple[str, ...]
+    call: str  # BuiltFile
+    declaration: str  # the declaration that reads it: "setup-py (setup.py)"
+    location: Location
+    conditions: Conditions
+    # The file exists at the entry's own directory in the checkout: copied, not built.
+    checked_in: bool = False
+
+
+@dataclass(frozen=True)
 class BuildPlan:
     requests: tuple[TargetRequest, ...]
     # Declarations that build the default target (ALL), with where they say so.
     builds_all: tuple[Location, ...]
     unreadable: tuple[Unreadable, ...]
+    packaging: tuple[PackagingEntry, ...] = ()
+    # Declarations whose packaging list was read ("setup-py (setup.py)"); empty: none is
+    # configured, and nothing is known about what the wheel copies.
+    packaging_read: tuple[str, ...] = ()
+    # Packaging entries whose file name could not be read (an f-string, a variable).
+    packaging_unreadable: tuple[Unreadable, ...] = ()
 
 
 @dataclass(frozen=True)
