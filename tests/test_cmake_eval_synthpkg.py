@@ -192,3 +192,26 @@ def test_an_os_with_architectures_is_evaluated_per_architecture() -> None:
         "macos",
         "windows",
     ]
+
+
+def test_runs_that_generate_the_config_do_not_overlap(tmp_path: Path, routes: list[str]) -> None:
+    """A .cmake.in source is generated into the shared tree by each run: two CMakes at once
+    would read each other's half-written file (seen as an empty aggregate, now and then).
+    Each evaluation logs its start and end; serialised runs never interleave."""
+    repo = tmp_path / "synthpkg"
+    shutil.copytree(FIXTURE, repo)
+    log = tmp_path / "evaluations.log"
+    config = repo / CONFIG
+    config.write_text(
+        f'file(APPEND "{log}" "start\\n")\n'
+        'execute_process(COMMAND "${CMAKE_COMMAND}" -E sleep 0.2)\n'
+        + config.read_text(encoding="utf-8")
+        + f'file(APPEND "{log}" "end\\n")\n',
+        encoding="utf-8",
+    )
+    manifest = load_manifest(repo / "shiplint.yaml")
+    manifest = replace(manifest, platforms=(Platform("linux"),))
+    evaluate_source(repo, manifest, routes, 60)
+    events = log.read_text(encoding="utf-8").split()
+    assert len(events) >= 4
+    assert events == ["start", "end"] * (len(events) // 2)

@@ -169,7 +169,11 @@ def _evaluate_all(
 
     # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
     # own directory; the placeholder tree is only read), results in the given order.
-    workers = max(1, min(len(cmakes), os.cpu_count() or 1))
+    # Except when the probe generates the config into the tree first (a .cmake.in
+    # source through configure_package_config_file): every run writes that same file,
+    # and a run reading it while another rewrites it sees half a config.
+    writes_tree = isinstance(layout, Layout) and bool(layout.configure)
+    workers = 1 if writes_tree else max(1, min(len(cmakes), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, range(len(cmakes)), cmakes))
 
