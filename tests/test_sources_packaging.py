@@ -290,3 +290,53 @@ def test_reading_packaging_stays_fast(good: Path, manifest: Manifest) -> None:
     for _ in range(5):
         read_sources(good, manifest)
     assert (time.perf_counter() - start) / 5 < 0.1
+
+
+TOOL_ENTRY = (
+    '        BuiltFile(src_dir="cmake", src_name="DemoUtils.cmake", dst="demo/lib/cmake/demo/"),\n'
+)
+TOOL_PROJECT = """
+include(ExternalProject)
+if(NOT DEMO_TOOL_EXECUTABLE)
+  ExternalProject_Add(
+    demo_tool_ep
+    SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/tool
+    BUILD_BYPRODUCTS <INSTALL_DIR>/bin/demo_tool ${CMAKE_CURRENT_BINARY_DIR}/tool/libtool.a
+  )
+endif()
+"""
+
+
+@pytest.mark.parametrize("byproducts", [True, False], ids=["declared", "undeclared"])
+def test_external_project_byproducts_are_outputs(
+    tmp_path: Path, manifest: Manifest, byproducts: bool
+) -> None:
+    # An ExternalProject's target name says nothing of its files (flatbuffers_ep makes
+    # flatc); BUILD_BYPRODUCTS does, and is what packaging may copy.
+    root = packaged_copy(
+        tmp_path / "srcproject",
+        {
+            TOOL_ENTRY: TOOL_ENTRY
+            + '        BuiltFile(src_dir="%BUILD%/demo_tool_ep/bin", src_name="demo_tool", dst="b/"),\n'
+        },
+    )
+    project = TOOL_PROJECT if byproducts else TOOL_PROJECT.replace("BUILD_BYPRODUCTS", "#")
+    with (root / "CMakeLists.txt").open("a", encoding="utf-8") as stream:
+        stream.write(project)
+    model = read_sources(root, manifest)
+    made = [
+        (b.target, b.value, b.location.render(), b.conditions) for b in model.project.byproducts
+    ]
+    found = [d for d in run(root, manifest) if d.code == "SL209"]
+    if byproducts:
+        assert made == [
+            ("demo_tool_ep", "demo_tool", "CMakeLists.txt:22:3", ("NOT DEMO_TOOL_EXECUTABLE",)),
+            ("demo_tool_ep", "libtool.a", "CMakeLists.txt:22:3", ("NOT DEMO_TOOL_EXECUTABLE",)),
+        ]
+        assert found == []
+    else:
+        assert made == []
+        assert [d.message.split(",")[0] for d in found] == [
+            "the packaging (setup-py (setup.py)) copies 'demo_tool' with BuiltFile(...) (when "
+            "os.environ.get('DEMO_MINIMAL') != '1')"
+        ]

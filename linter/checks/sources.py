@@ -316,6 +316,8 @@ def _packaging_index(manifest: Manifest, model: SourceModel) -> PackagingIndex:
     ):
         for name, _, _ in possible_output_names(model, target):
             outputs.append((name, f"target {target}"))
+    for made in model.project.byproducts:
+        outputs.append((made.value, f"target {made.target} (BUILD_BYPRODUCTS)"))
     for library in manifest.libraries:
         if not library.build_target:
             outputs.append((library.output_name, f"manifest library {library.name}"))
@@ -345,8 +347,8 @@ def packaging_entry_without_target(manifest: Manifest, model: SourceModel) -> It
             yield Finding(
                 message=f"the packaging ({entry.declaration}) copies {name!r} with "
                 f"{entry.call}(...){_entry_when(entry)}, but no target of the "
-                f"{len(model.project.files)} CMake files read produces it (by OUTPUT_NAME or "
-                "target name), no manifest library without a build target is named so, and it is "
+                f"{len(model.project.files)} CMake files read produces it (by OUTPUT_NAME, "
+                "target name or BUILD_BYPRODUCTS), no manifest library without a build target is named so, and it is "
                 f"not a file in the checkout{_walk_caveat(model)}",
                 location=entry.location,
                 subject=Subject(target=name),

@@ -69,6 +69,7 @@ class _Walk(TargetCommands):
     functions: dict[str, tuple[Definition, Path]] = field(default_factory=dict)
     targets: list[TargetDef] = field(default_factory=list)
     output_names: list[OutputName] = field(default_factory=list)
+    byproducts: list[OutputName] = field(default_factory=list)
     installs: list[Install] = field(default_factory=list)
     exported_sets: list[tuple[str, Location]] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
@@ -653,4 +654,5 @@ def walk_project(
         exported_sets=tuple(walk.exported_sets),
         edges=tuple(walk.edges),
         unreadable=tuple(walk.unreadable),
+        byproducts=tuple(walk.byproducts),
     )

@@ -94,6 +94,9 @@ class CMakeProject:
     exported_sets: tuple[tuple[str, Location], ...]
     edges: tuple[Edge, ...]
     unreadable: tuple[Unreadable, ...]
+    # Files an ExternalProject says it makes (BUILD_BYPRODUCTS), by file name: the
+    # outputs of a target whose name says nothing about them (flatbuffers_ep -> flatc).
+    byproducts: tuple[OutputName, ...] = ()
 
     def definitions(self, name: str) -> tuple[TargetDef, ...]:
         return tuple(t for t in self.targets if t.name == name)

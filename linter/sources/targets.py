@@ -50,6 +50,7 @@ class TargetCommands:
 
     targets: list[TargetDef]
     output_names: list[OutputName]
+    byproducts: list[OutputName]
     installs: list[Install]
     exported_sets: list[tuple[str, Location]]
     edges: list[Edge]
@@ -166,6 +167,19 @@ class TargetCommands:
                       in_all=frame.in_all and not (excluded and truthy(excluded)))
         )  # fmt: skip
         self.dependencies_from(known(words[0]), words, at, frame)
+        self.byproducts_from(known(words[0]), words, at, frame)
+
+    def byproducts_from(self, name: str, words: list[str], at: Location, frame: Frame) -> None:
+        """BUILD_BYPRODUCTS: the file names an external project leaves in the build tree."""
+        if "BUILD_BYPRODUCTS" not in words:
+            return
+        for item in words[words.index("BUILD_BYPRODUCTS") + 1 :]:
+            if item.isupper():
+                break
+            # Only the file name: its directory is the build tree's (<INSTALL_DIR>/bin/flatc).
+            base = known(item).replace("\\", "/").rsplit("/", 1)[-1]
+            if base and "${" not in base:
+                self.byproducts.append(OutputName(name, base, at, frame.conditions))
 
     def dependencies_from(self, name: str, words: list[str], at: Location, frame: Frame) -> None:
         """DEPENDS of a custom target or external project on other targets."""
