@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import IO
 
+from linter.artifacts.paths import join_within
 from linter.platforms import Platform, platform_from_wheel_tag
 
 # No shipped library comes near this; a member larger than this is refused
@@ -89,19 +90,9 @@ def normalise_member(raw: str) -> str | None:
 
 def _resolve_link(member: str, target: str) -> str | None:
     """Where a symlink at `member` pointing to `target` lands, or None if it leaves the tree."""
-    if target.startswith("/") or target.replace("\\", "/").startswith("/"):
+    if target.replace("\\", "/").startswith("/"):
         return None
-    parts: list[str] = list(PurePosixPath(member).parent.parts)
-    for part in target.replace("\\", "/").split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts) if parts else None
+    return join_within(str(PurePosixPath(member).parent), target) or None
 
 
 class ArtifactTree(ABC):

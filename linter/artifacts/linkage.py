@@ -19,6 +19,7 @@ from fnmatch import fnmatchcase
 
 from linter.artifacts.binary import BinaryFormat, BinaryRecord
 from linter.artifacts.model import ArtifactModel
+from linter.artifacts.paths import join_within
 from linter.manifest.model import Externals
 
 _ORIGIN_TOKENS = ("${ORIGIN}", "$ORIGIN", "@loader_path")
@@ -52,21 +53,6 @@ def _origin(binary: BinaryRecord) -> str:
     return binary.name.rpartition("/")[0]
 
 
-def _join(base: str, relative: str) -> str | None:
-    """`base/relative` normalised; None when it climbs above the root."""
-    parts = [p for p in base.split("/") if p]
-    for part in relative.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts)
-
-
 def expand_entry(raw: str, binary: BinaryRecord, externals: Externals, wheel: bool) -> SearchEntry:
     """One RUNPATH / RPATH / LC_RPATH entry of `binary`, expanded against its own directory."""
     text = raw
@@ -81,7 +67,7 @@ def expand_entry(raw: str, binary: BinaryRecord, externals: Externals, wheel: bo
         return SearchEntry(raw, EntryKind.UNEXPANDABLE, None)
     if "$" in text or "@" in text:
         return SearchEntry(raw, EntryKind.UNEXPANDABLE, None)
-    directory = _join(_origin(binary), text)
+    directory = join_within(_origin(binary), text)
     if directory is None:
         return SearchEntry(raw, EntryKind.ESCAPES, None)
     providers = {p.provider for p in externals.provided}
@@ -164,11 +150,11 @@ def _resolve_macho(
         rest = needed[len("@rpath/") :]
         for entry in search_path(binary, externals, wheel):
             if entry.kind is EntryKind.INSIDE and entry.directory is not None:
-                candidate = _join(entry.directory, rest)
+                candidate = join_within(entry.directory, rest)
                 if candidate is not None and candidate in members:
                     return Resolved(needed, Resolution.PACKAGE, candidate)
     elif needed.startswith("@loader_path/"):
-        candidate = _join(_origin(binary), needed[len("@loader_path/") :])
+        candidate = join_within(_origin(binary), needed[len("@loader_path/") :])
         if candidate is not None and candidate in members:
             return Resolved(needed, Resolution.PACKAGE, candidate)
     elif needed.startswith(_MACOS_SYSTEM_PREFIXES):
