@@ -340,3 +340,16 @@ def test_external_project_byproducts_are_outputs(
             "the packaging (setup-py (setup.py)) copies 'demo_tool' with BuiltFile(...) (when "
             "os.environ.get('DEMO_MINIMAL') != '1')"
         ]
+
+
+def test_a_component_never_built_is_sl205s_not_sl210s(tmp_path: Path, manifest: Manifest) -> None:
+    root = packaged_copy(
+        tmp_path / "srcproject",
+        {
+            '        args.append("--target")\n        args.append("demo_quantized_ops")\n': (
+                "        pass\n"
+            ),
+            'src_name="demo_kernels_quantized"': 'src_name="demo_kernels_optimized"',
+        },
+    )
+    assert [d.code for d in run(root, manifest)] == ["SL205", "SL208"]
