@@ -353,3 +353,21 @@ def test_a_component_never_built_is_sl205s_not_sl210s(tmp_path: Path, manifest: 
         },
     )
     assert [d.code for d in run(root, manifest)] == ["SL205", "SL208"]
+
+
+@pytest.mark.parametrize("depth", [3000, 40000], ids=["too-deep-to-follow", "too-deep-to-parse"])
+def test_a_script_nested_too_deeply_is_said_not_a_traceback(
+    tmp_path: Path, manifest: Manifest, depth: int
+) -> None:
+    # A `+` chain of thousands of literals: Python's parser, or the reader, runs out of
+    # stack. Either way the script is reported (SL207) and nothing half-read is kept.
+    chain = "+".join(['"b"'] * depth)
+    root = packaged_copy(
+        tmp_path / "srcproject",
+        {"    PACKAGED = [\n": f"    PACKAGED = [\n        BuiltFile(src_name={chain}),\n"},
+    )
+    model = read_sources(root, manifest)
+    assert model.plan.packaging == ()
+    found = [d for d in run(root, manifest) if d.code == "SL207"]
+    assert [d.location.render() for d in found] == ["setup.py"]
+    assert "nested too deeply" in found[0].message

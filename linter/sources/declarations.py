@@ -130,10 +130,21 @@ def _read_setup_py(rel: str, text: str, plan: _Plan) -> ast.Module | None:
             Unreadable(Location(rel, exc.lineno, exc.offset), f"Python syntax error: {exc.msg}")
         )
         return None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        # A NUL byte (ValueError on 3.11) or nesting deeper than Python's parser allows.
+        reason = "nested too deeply" if not isinstance(exc, ValueError) else str(exc)
+        plan.unreadable.append(Unreadable(Location(rel), f"Python script not parsed: {reason}"))
+        return None
     streams: dict[str, list[_Element]] = {}
     anonymous: list[list[_Element]] = []
     collector = _Collector(streams, anonymous)
-    collector.body(tree.body, ())
+    try:
+        collector.body(tree.body, ())
+    except RecursionError:
+        plan.unreadable.append(
+            Unreadable(Location(rel), "Python script nested too deeply to follow its lists")
+        )
+        return None
     for elements in [*streams.values(), *anonymous]:
         for request in _requests(rel, elements, plan):
             _add(plan, request)

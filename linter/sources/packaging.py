@@ -70,7 +70,19 @@ def read_packaging(
 ) -> None:
     """Every configured packaging call in `tree`, in source order, into `out`."""
     by_name = {name: config for config in calls for name in config.calls}
-    _Reader(root, rel, by_name, declaration, out).visit(tree, ())
+    kept = (len(out.entries), len(out.unreadable))
+    try:
+        _Reader(root, rel, by_name, declaration, out).visit(tree, ())
+    except RecursionError:
+        # An expression nested deeper than the stack allows (a `+` chain of thousands):
+        # the script is not read at all rather than read up to an unknown point.
+        del out.entries[kept[0] :], out.unreadable[kept[1] :]
+        out.unreadable.append(
+            Unreadable(
+                Location(rel),
+                "the script is nested too deeply to read its packaging entries; none is checked",
+            )
+        )
 
 
 class _Reader:
