@@ -65,14 +65,42 @@ def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest
         if (member := resolve_needed(artifact, record, needed, manifest.externals).member)
         is not None
     )
-    strong = {spelling for s in record.defined if s.strong for spelling in (s.name, s.base)}
-    imported = {spelling for name in record.undefined for spelling in _spellings(name)}
+    # Only the registries' symbols are ever looked up in these sets, so only names that
+    # can spell one are demangled (demangling every symbol was most of this area's time).
+    needles = _needles(manifest)
+    strong = {
+        spelling
+        for s in record.defined
+        if s.strong and _may_spell(s.name, needles)
+        for spelling in (s.name, s.base)
+    }
+    imported = {
+        spelling
+        for name in record.undefined
+        if _may_spell(name, needles)
+        for spelling in _spellings(name)
+    }
     return LinkFacts(
         member=record.name,
         dependencies=dependencies,
         strong=frozenset(strong),
         imported=frozenset(imported),
     )
+
+
+def _needles(manifest: Manifest) -> tuple[str, ...]:
+    """What a symbol's raw name must contain to spell one of the registries' symbols: the
+    last identifier of a demangled name (a mangled name carries it verbatim), or the
+    mangled name itself."""
+    return tuple(
+        symbol.rsplit("::", 1)[-1]
+        for registry in manifest.registries
+        for symbol in registry.symbols
+    )
+
+
+def _may_spell(name: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in name for needle in needles)
 
 
 def _spellings(name: str) -> tuple[str, ...]:
