@@ -32,6 +32,8 @@ from linter.platforms import Platform, platform_from_wheel_tag
 
 # No shipped library comes near this; a member larger than this is refused
 # before a byte is decompressed, which bounds the memory one read can take.
+# Inflated members kept for a second reader while an artifact is open.
+CACHE_BYTES = 128 * 1024 * 1024
 DEFAULT_READ_LIMIT = 256 * 1024 * 1024
 # A member that inflates more than this ratio (and is big enough to matter) is a bomb.
 MAX_COMPRESSION_RATIO = 200
@@ -108,6 +110,11 @@ class ArtifactTree(ABC):
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
         # and tarfile share one file position, so member reads take turns.
         self._lock = threading.Lock()
+        # Members already inflated, kept while the tree is open: the binary and operator
+        # areas read the same libraries, and inflating them twice cost a tenth of a run.
+        # Bounded, so a huge artifact costs reads, not memory.
+        self._cache: dict[str, bytes] = {}
+        self._cache_room = CACHE_BYTES
 
     @property
     def rejected(self) -> tuple[Rejected, ...]:
@@ -128,7 +135,14 @@ class ArtifactTree(ABC):
             reason = f"{declared} bytes, more than the {limit} read limit"
             raise MemberError(self.path, name, reason)
         with self._lock:
-            return self._read_bounded(name, limit)
+            cached = self._cache.get(name)
+            if cached is not None:
+                return cached
+            data = self._read_bounded(name, limit)
+            if len(data) <= self._cache_room:
+                self._cache[name] = data
+                self._cache_room -= len(data)
+            return data
 
     def head(self, name: str, count: int) -> bytes:
         """At most the first `count` bytes of a member (to sniff a file's magic)."""
@@ -162,8 +176,8 @@ class ArtifactTree(ABC):
     @abstractmethod
     def _open(self, name: str) -> IO[bytes]: ...
 
-    def close(self) -> None:  # noqa: B027 - a directory holds no handle
-        pass
+    def close(self) -> None:
+        self._cache.clear()
 
     def __enter__(self) -> ArtifactTree:
         return self
@@ -268,6 +282,7 @@ class ZipTree(ArtifactTree):
             raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
     def close(self) -> None:
+        super().close()
         self._zip.close()
 
 
@@ -360,6 +375,7 @@ class TarTree(ArtifactTree):
         return stream
 
     def close(self) -> None:
+        super().close()
         self._tar.close()
 
 
