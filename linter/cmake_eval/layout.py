@@ -10,6 +10,7 @@ placements and required directories for one platform.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
@@ -126,22 +127,25 @@ def layout_artifact(
     names = tree.names()
     config_dir = posixpath.dirname(config_member)
     root_dir = manifest.cmake.package_root
-    for name in names:
-        inside = _under(name, root_dir) or name.startswith(config_dir + "/")
-        if not inside:
-            continue
-        real = name.endswith(".cmake")
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if real:
+    inside = [n for n in names if _under(n, root_dir) or n.startswith(config_dir + "/")]
+    # Thousands of placeholders (a wheel's headers): plain os calls, each directory made
+    # once, keep this a few milliseconds instead of a fifth of the evaluation.
+    base = str(dest)
+    for directory in sorted({posixpath.dirname(n) for n in inside}):
+        os.makedirs(os.path.join(base, directory), exist_ok=True)
+    for name in inside:
+        target = os.path.join(base, name)
+        if name.endswith(".cmake"):
             try:
-                target.write_bytes(tree.read(name, CONFIG_READ_LIMIT))
+                data = tree.read(name, CONFIG_READ_LIMIT)
             except MemberError as exc:
                 return Failure(
                     "error", f"cannot read {name}: {exc}", Location(f"{tree.label}!/{name}")
                 )
+            with open(target, "wb") as stream:
+                stream.write(data)
         else:
-            target.touch()
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
     return Layout(
         mode=Mode.ARTIFACT,
         label=tree.label,
