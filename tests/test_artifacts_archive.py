@@ -251,3 +251,28 @@ def test_tar_declaring_too_much_is_not_scanned(
     monkeypatch.setattr(archive, "MAX_TAR_BYTES", 6000)
     with pytest.raises(ArtifactError, match="not scanned further"):
         open_artifact(tmp_path / "big.tar.gz")
+
+
+def test_members_are_inflated_once_within_the_cache_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zipfile
+
+    import linter.artifacts.archive as archive
+
+    monkeypatch.setattr(archive, "CACHE_BYTES", 1000)
+    path = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("pkg/small.so", b"s" * 100)
+        zf.writestr("pkg/big.so", b"b" * 5000)
+    with archive.open_artifact(path) as tree:
+        small, big = tree.read("pkg/small.so"), tree.read("pkg/big.so")
+
+        def no_more_reads(name: str) -> object:
+            raise AssertionError(f"{name} inflated again")
+
+        monkeypatch.setattr(tree, "_open", no_more_reads)
+        assert tree.read("pkg/small.so") == small  # kept
+        with pytest.raises(AssertionError, match=r"big\.so inflated again"):
+            tree.read("pkg/big.so")  # over the bound: read again, not kept
+    assert big == b"b" * 5000
