@@ -150,3 +150,20 @@ def test_load_manifest_collects_every_problem(tmp_path: Path) -> None:
         load_manifest(path)
     messages = [p.message for p in info.value.problems]
     assert len(messages) == 2, messages
+
+
+def test_library_members_on_a_platform() -> None:
+    manifest = load_manifest(EXAMPLE_MANIFEST)
+    names = (
+        "executorch/lib/libexecutorch.so",
+        "executorch/lib/libexecutorch.dylib",
+        "executorch/lib/sub/libexecutorch.so",
+        "executorch/extension/pybindings/_C.cpython-311-x86_64-linux-gnu.so",
+        "executorch/extension/pybindings/_C.cp311-win_amd64.pyd",
+    )
+    runtime, extension = manifest.library("executorch"), manifest.library("_C")
+    assert runtime is not None and extension is not None
+    linux, windows = Platform("linux", "x86_64"), Platform("windows", "x86_64")
+    assert runtime.members(linux, names) == ("executorch/lib/libexecutorch.so",)
+    assert runtime.members(windows, names) == ()  # not placed on Windows
+    assert extension.members(windows, names) == (names[4],)

@@ -83,17 +83,11 @@ def shipped_libraries(
     manifest: Manifest, platform: Platform, names: tuple[str, ...]
 ) -> tuple[ShippedLibrary, ...]:
     """The manifest libraries whose placement on `platform` matches a member."""
-    found: list[ShippedLibrary] = []
-    for lib in manifest.libraries:
-        placement = lib.placement_for(platform)
-        if placement is None:
-            continue
-        prefix = placement.directory.rstrip("/") + "/"
-        for name in names:
-            direct = name.startswith(prefix) and "/" not in name[len(prefix) :]
-            if direct and lib.matches_file(platform, posixpath.basename(name)):
-                found.append(ShippedLibrary(lib.name, name, lib.owns.components))
-    return tuple(found)
+    return tuple(
+        ShippedLibrary(lib.name, member, lib.owns.components)
+        for lib in manifest.libraries
+        for member in lib.members(platform, names)
+    )
 
 
 def _under(name: str, directory: str) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -73,22 +72,8 @@ def shipped_libraries(
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Each manifest library placed on `platform` with the members that match it."""
     members = tuple(names)
-    found: list[tuple[str, tuple[str, ...]]] = []
-    for library in manifest.libraries:
-        placement = library.placement_for(platform)
-        pattern = library.file_pattern(platform)
-        if placement is None or pattern is None:
-            continue
-        directory = placement.directory.strip("/")
-        hits = tuple(
-            m
-            for m in members
-            if str(PurePosixPath(m).parent) == directory
-            and fnmatchcase(PurePosixPath(m).name, pattern)
-        )
-        if hits:
-            found.append((library.name, hits))
-    return tuple(found)
+    found = ((library.name, library.members(platform, members)) for library in manifest.libraries)
+    return tuple((name, hits) for name, hits in found if hits)
 
 
 def _wanted(

@@ -8,6 +8,7 @@ finding about it can point at the manifest line.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -85,6 +86,23 @@ class Library:
     def matches_file(self, platform: Platform, file_name: str) -> bool:
         pattern = self.file_pattern(platform)
         return pattern is not None and fnmatchcase(file_name, pattern)
+
+    def members(self, platform: Platform, names: Iterable[str]) -> tuple[str, ...]:
+        """The artifact members (posix paths) that are this library on `platform`: files
+        directly in its placement directory whose name matches its pattern."""
+        placement = self.placement_for(platform)
+        pattern = self.file_pattern(platform)
+        if placement is None or pattern is None:
+            return ()
+        directory = placement.directory.strip("/")
+        prefix = f"{directory}/" if directory not in ("", ".") else ""
+        return tuple(
+            name
+            for name in names
+            if name.startswith(prefix)
+            and "/" not in name[len(prefix) :]
+            and fnmatchcase(name[len(prefix) :], pattern)
+        )
 
 
 def default_file_name(base: str, platform: Platform) -> str:
