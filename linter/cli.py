@@ -191,7 +191,10 @@ def _check(args: argparse.Namespace) -> int:
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = reporter(args.format)(report)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
     return EXIT_CLEAN if report.passed else EXIT_FINDINGS

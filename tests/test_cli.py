@@ -146,3 +146,13 @@ def test_python_dash_m_entry_point() -> None:
         cwd=REPO,
     )
     assert result.returncode == 0 and "SL001" in result.stdout
+
+
+def test_unwritable_output_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    out = tmp_path / "no-such-dir" / "report.json"
+    assert main(["check", "--root", str(root), "--select", "SL0", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--output {out}: cannot write" in err and "internal error" not in err
