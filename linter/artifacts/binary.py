@@ -184,6 +184,29 @@ def _enum_name(value: Any) -> str:
     return str(getattr(value, "name", value)).rsplit(".", 1)[-1]
 
 
+def _elf_config(lief: ModuleType, *, relocations: bool) -> Any:
+    """What an ELF parse reads: the dynamic section and symbols, relocations only when
+    pointers are wanted; never the static symbol table, notes, overlay or versions."""
+    config = lief.ELF.ParserConfig()
+    config.parse_relocations = relocations
+    config.parse_symtab_symbols = False
+    config.parse_notes = False
+    config.parse_overlay = False
+    config.parse_symbol_versions = False
+    return config
+
+
+def _pe_config(lief: ModuleType, *, relocations: bool) -> Any:
+    """What a PE parse reads: headers, imports and exports; base relocations only when
+    pointers are wanted."""
+    config = lief.PE.ParserConfig()
+    config.parse_exceptions = False
+    config.parse_reloc = relocations
+    config.parse_rsrc = False
+    config.parse_signature = False
+    return config
+
+
 # ---------------------------------------------------------------- ELF
 
 _ELF_ARCH = {
@@ -202,13 +225,7 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     truncated = _elf_truncation(data)
     if truncated:
         return BinaryError(name, truncated)
-    config = lief.ELF.ParserConfig()
-    config.parse_relocations = False
-    config.parse_symtab_symbols = False
-    config.parse_notes = False
-    config.parse_overlay = False
-    config.parse_symbol_versions = False
-    binary = lief.ELF.parse(data, config)
+    binary = lief.ELF.parse(data, _elf_config(lief, relocations=False))
     if binary is None:
         return BinaryError(name, "lief cannot parse this ELF file")
     tags = lief.ELF.DynamicEntry.TAG
@@ -431,12 +448,7 @@ _PE_ARCH = {"AMD64": "x86_64", "ARM64": "aarch64", "I386": "x86", "ARMNT": "arm"
 
 def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
     lief = _lief()
-    config = lief.PE.ParserConfig()
-    config.parse_exceptions = False
-    config.parse_reloc = False
-    config.parse_rsrc = False
-    config.parse_signature = False
-    binary = lief.PE.parse(data, config)
+    binary = lief.PE.parse(data, _pe_config(lief, relocations=False))
     if binary is None:
         return BinaryError(name, "lief cannot parse this PE file (MZ header without a valid PE)")
     for section in binary.sections:
@@ -647,12 +659,7 @@ def _elf_pointers(data: bytes) -> RelocatedPointers:
     truncated = _elf_truncation(data)
     if truncated:
         return _no_pointers(truncated)
-    config = lief.ELF.ParserConfig()
-    config.parse_symtab_symbols = False
-    config.parse_notes = False
-    config.parse_overlay = False
-    config.parse_symbol_versions = False
-    binary = lief.ELF.parse(data, config)
+    binary = lief.ELF.parse(data, _elf_config(lief, relocations=True))
     if binary is None:
         return _no_pointers("lief cannot parse this ELF file")
     word = 8 if _enum_name(binary.header.identity_class) == "ELF64" else 4
@@ -742,11 +749,7 @@ def _macho_pointers(data: bytes) -> RelocatedPointers:
 
 def _pe_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
-    config = lief.PE.ParserConfig()
-    config.parse_exceptions = False
-    config.parse_rsrc = False
-    config.parse_signature = False
-    binary = lief.PE.parse(data, config)
+    binary = lief.PE.parse(data, _pe_config(lief, relocations=True))
     if binary is None:
         return _no_pointers("lief cannot parse this PE file")
     base = binary.optional_header.imagebase
