@@ -7,16 +7,21 @@ config, manifest or input error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linter import __version__
 from linter.diagnostics import Severity
 from linter.manifest.errors import InputError
+
+if TYPE_CHECKING:
+    from linter.artifacts.worker import BinaryReader
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -138,15 +143,8 @@ def _split_codes(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from linter.artifacts.archive import ArtifactError
-    from linter.config import load_config
-    from linter.engine import Selection, lint
-    from linter.manifest.load import load_manifest
-    from linter.pipeline import collect_models
-    from linter.registry import RULES
-    from linter.report import FORMATS, reporter
-    from linter.report.model import Report
-    from linter.request import Progress, RunRequest
+    from linter.artifacts.worker import WorkerReader
+    from linter.report import FORMATS
 
     if args.format not in FORMATS:
         return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -155,6 +153,24 @@ def _check(args: argparse.Namespace) -> int:
         return _usage_error(f"--root {root}: not a directory")
     if args.no_sources and not args.artifacts:
         return _usage_error("nothing to check: --no-sources and no ARTIFACT given")
+    # lief parses binaries in a worker process (a crash there costs one file, not the
+    # run); started before the config and manifest are read so its start-up overlaps them.
+    with WorkerReader() if args.artifacts else contextlib.nullcontext() as reader:
+        return _check_with(args, root, reader)
+
+
+def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | None) -> int:
+    from linter.artifacts.archive import ArtifactError
+    from linter.config import load_config
+    from linter.engine import lint
+    from linter.manifest.load import load_manifest
+    from linter.pipeline import collect_models
+    from linter.registry import RULES
+    from linter.report import reporter
+    from linter.report.model import Report
+    from linter.request import Progress, RunRequest
+    from linter.selection import Selection
+
     config = load_config(root)
     select = _split_codes(args.select) or config.select
     ignore = _split_codes(args.ignore) or config.ignore
@@ -183,7 +199,7 @@ def _check(args: argparse.Namespace) -> int:
         selection=Selection(select, ignore),
     )
     try:
-        models = collect_models(request, manifest, Progress())
+        models = collect_models(request, manifest, Progress(), reader)
     except ArtifactError as exc:
         return _usage_error(str(exc))
     diagnostics = lint(manifest, models, request.selection)

@@ -14,9 +14,17 @@ from linter.request import Progress, RunRequest
 
 if TYPE_CHECKING:
     from linter.artifacts.archive import ArtifactTree
+    from linter.artifacts.worker import BinaryReader
 
 
-def collect_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
+def collect_models(
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+    reader: BinaryReader | None = None,
+) -> list[object]:
+    """Every model of the run. `reader` parses binaries (a started `WorkerReader`, so
+    its lief import overlaps the caller's work); without one, a worker is made here."""
     models: list[object] = []
     if request.check_sources:
         if request.wants("SL2"):
@@ -24,7 +32,7 @@ def collect_models(request: RunRequest, manifest: Manifest, progress: Progress) 
         if request.wants("SL1"):
             models.extend(_config_source_models(request, manifest, progress))
     if request.artifacts:
-        models.extend(_artifact_models(request, manifest, progress))
+        models.extend(_artifact_models(request, manifest, progress, reader))
     return models
 
 
@@ -48,9 +56,22 @@ def _config_source_models(
     return evaluate_source(request.root, manifest, request.cmake, request.cmake_timeout)
 
 
-def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
+def _artifact_models(
+    request: RunRequest, manifest: Manifest, progress: Progress, reader: BinaryReader | None
+) -> list[object]:
     """Open each artifact once (an unreadable one raises ArtifactError: exit 2) and hand the
     tree to every area that reads artifacts."""
+    from linter.artifacts.worker import WorkerReader
+
+    if reader is not None:
+        return _each_artifact(request, manifest, progress, reader)
+    with WorkerReader() as own:
+        return _each_artifact(request, manifest, progress, own)
+
+
+def _each_artifact(
+    request: RunRequest, manifest: Manifest, progress: Progress, reader: BinaryReader
+) -> list[object]:
     from linter.artifacts.archive import open_artifact
 
     models: list[object] = []
@@ -58,38 +79,50 @@ def _artifact_models(request: RunRequest, manifest: Manifest, progress: Progress
         progress.step(f"reading {path.name}")
         # Closed after every area has read it: a run over many artifacts holds one open.
         with open_artifact(path) as tree:
-            # The config evaluation waits on CMake processes: run it beside the binary
-            # reading, which keeps this process busy, instead of after it.
-            with ThreadPoolExecutor(max_workers=1) as background:
-                config = (
-                    background.submit(_config_artifact_models, tree, request, manifest, progress)
-                    if request.wants("SL1")
-                    else None
-                )
-                # Operators and the probe read what the binary area collected.
-                binaries = (
-                    _binary_models(tree, request, manifest, progress)
-                    if request.wants("SL3", "SL4", "SL5")
-                    else []
-                )
-                models.extend(binaries)
-                if request.wants("SL4"):
-                    models.extend(_operator_models(tree, binaries, request, manifest, progress))
-                if config is not None:
-                    models.extend(config.result())
-            if request.link_probe and request.wants("SL5"):
-                models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
+            models.extend(_areas_of_one_artifact(tree, reader, request, manifest, progress))
+    return models
+
+
+def _areas_of_one_artifact(
+    tree: ArtifactTree,
+    reader: BinaryReader,
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+) -> list[object]:
+    models: list[object] = []
+    # The config evaluation waits on CMake processes: run it beside the binary
+    # reading, which keeps this process busy, instead of after it.
+    with ThreadPoolExecutor(max_workers=1) as background:
+        config = (
+            background.submit(_config_artifact_models, tree, request, manifest, progress)
+            if request.wants("SL1")
+            else None
+        )
+        # Operators and the probe read what the binary area collected.
+        binaries = (
+            _binary_models(tree, reader, manifest, progress)
+            if request.wants("SL3", "SL4", "SL5")
+            else []
+        )
+        models.extend(binaries)
+        if request.wants("SL4"):
+            models.extend(_operator_models(tree, binaries, reader, manifest, progress))
+        if config is not None:
+            models.extend(config.result())
+    if request.link_probe and request.wants("SL5"):
+        models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
     return models
 
 
 def _binary_models(
-    tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
+    tree: ArtifactTree, reader: BinaryReader, manifest: Manifest, progress: Progress
 ) -> list[object]:
     """Issue 3: the artifact's listing and the binaries the rules need (one ArtifactModel)."""
     from linter.artifacts.collect import collect_artifact
 
     progress.step(f"reading the binaries of {tree.label}")
-    return [collect_artifact(tree, manifest)]
+    return [collect_artifact(tree, manifest, reader)]
 
 
 def _config_artifact_models(
@@ -107,7 +140,7 @@ def _config_artifact_models(
 def _operator_models(
     tree: ArtifactTree,
     binaries: list[object],
-    request: RunRequest,
+    reader: BinaryReader,
     manifest: Manifest,
     progress: Progress,
 ) -> list[object]:
@@ -115,7 +148,7 @@ def _operator_models(
     from linter.operators.artifact import operator_models
 
     progress.step(f"reading operator registrations in {tree.label}")
-    return list(operator_models(tree, binaries, manifest))
+    return list(operator_models(tree, binaries, manifest, reader))
 
 
 def _link_probe_models(

@@ -152,6 +152,11 @@ def _lief() -> ModuleType:
     return lief
 
 
+def preload() -> None:
+    """Import lief now (a worker does this while its parent is still reading the archive)."""
+    _lief()
+
+
 def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
     """Read one binary from its bytes. Never raises for bad input."""
     head = data[:8]
@@ -594,11 +599,12 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
             if head[:2] == b"MZ":
                 return _pe_pointers(data)
     except Exception as exc:  # a fact about this one file, as in read_binary
-        return _no_pointers(f"relocations cannot be read: {type(exc).__name__}: {exc}")
-    return _no_pointers("not an ELF, Mach-O or PE binary")
+        return unreadable_pointers(f"relocations cannot be read: {type(exc).__name__}: {exc}")
+    return unreadable_pointers("not an ELF, Mach-O or PE binary")
 
 
-def _no_pointers(reason: str) -> RelocatedPointers:
+def unreadable_pointers(reason: str) -> RelocatedPointers:
+    """No pointers, and why."""
     return RelocatedPointers(0, (), (), frozenset(), reason)
 
 
@@ -658,10 +664,10 @@ def _elf_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
     truncated = _elf_truncation(data)
     if truncated:
-        return _no_pointers(truncated)
+        return unreadable_pointers(truncated)
     binary = lief.ELF.parse(data, _elf_config(lief, relocations=True))
     if binary is None:
-        return _no_pointers("lief cannot parse this ELF file")
+        return unreadable_pointers("lief cannot parse this ELF file")
     word = 8 if _enum_name(binary.header.identity_class) == "ELF64" else 4
     image = _Image(_elf_regions(lief, binary))
     slots: dict[int, int] = {}
@@ -717,10 +723,10 @@ def _macho_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
     fat = lief.MachO.parse(data)
     if fat is None or fat.size == 0:
-        return _no_pointers("lief cannot parse this Mach-O file")
+        return unreadable_pointers("lief cannot parse this Mach-O file")
     binary = fat.at(0)
     if not binary.has_dyld_chained_fixups:
-        return _no_pointers(
+        return unreadable_pointers(
             "Mach-O without chained fixups (LC_DYLD_INFO rebase opcodes) is not read"
         )
     word = 8 if _enum_name(binary.header.magic) in ("MAGIC_64", "CIGAM_64") else 4
@@ -751,7 +757,7 @@ def _pe_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
     binary = lief.PE.parse(data, _pe_config(lief, relocations=True))
     if binary is None:
-        return _no_pointers("lief cannot parse this PE file")
+        return unreadable_pointers("lief cannot parse this PE file")
     base = binary.optional_header.imagebase
     execute = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
     image = _Image(

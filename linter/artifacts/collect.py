@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from linter.artifacts.archive import ArtifactTree, MemberError
-from linter.artifacts.binary import BinaryError, BinaryRecord, read_binary
+from linter.artifacts.binary import BinaryError, BinaryRecord
 from linter.artifacts.model import ArtifactModel, LibraryFile, Unreadable
+from linter.artifacts.worker import IN_PROCESS, BinaryReader
 from linter.manifest.model import Library, Manifest
 from linter.platforms import Platform
 
@@ -29,7 +30,9 @@ def is_shared_object_name(member: str) -> bool:
     return _SHARED_OBJECT.fullmatch(member.rsplit("/", 1)[-1]) is not None
 
 
-def collect_artifact(tree: ArtifactTree, manifest: Manifest) -> ArtifactModel:
+def collect_artifact(
+    tree: ArtifactTree, manifest: Manifest, reader: BinaryReader = IN_PROCESS
+) -> ArtifactModel:
     members = tree.names()
     records: dict[str, BinaryRecord] = {}
     unreadable: list[Unreadable] = []
@@ -42,7 +45,7 @@ def collect_artifact(tree: ArtifactTree, manifest: Manifest) -> ArtifactModel:
         except MemberError as exc:
             unreadable.append(Unreadable(member, exc.reason))
             return
-        result = read_binary(data, member)
+        result = reader.binary(data, member)
         if isinstance(result, BinaryError):
             unreadable.append(Unreadable(member, result.reason))
         else:

@@ -22,21 +22,26 @@ if TYPE_CHECKING:
     from linter.artifacts.archive import ArtifactTree
     from linter.artifacts.binary import BinaryRecord
     from linter.artifacts.model import ArtifactModel
+    from linter.artifacts.worker import BinaryReader
 
 
 def operator_models(
-    tree: ArtifactTree, binaries: Sequence[object], manifest: Manifest
+    tree: ArtifactTree,
+    binaries: Sequence[object],
+    manifest: Manifest,
+    reader: BinaryReader | None = None,
 ) -> list[OperatorRegistrations]:
     if not manifest.registries:
         return []
     from linter.artifacts.archive import MemberError
-    from linter.artifacts.binary import FileType, read_relocated_pointers
+    from linter.artifacts.binary import FileType
     from linter.artifacts.collect import collect_artifact
     from linter.artifacts.model import ArtifactModel
+    from linter.artifacts.worker import IN_PROCESS
 
     artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)
     if artifact is None:  # called without issue 3's model: read it the same way
-        artifact = collect_artifact(tree, manifest)
+        artifact = collect_artifact(tree, manifest, reader or IN_PROCESS)
     loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
     inputs: list[BinaryInput] = []
     for record in artifact.binaries:
@@ -45,7 +50,7 @@ def operator_models(
         facts = link_facts(artifact, record, manifest)
         library = artifact.library_of(record.name)
         try:
-            pointers = read_relocated_pointers(tree.read(record.name))
+            pointers = (reader or IN_PROCESS).pointers(tree.read(record.name), record.name)
         except MemberError as exc:
             inputs.append(BinaryInput(facts, library, None, exc.reason))
             continue
