@@ -34,32 +34,45 @@ def _load_yaml(path: Path) -> Any:
 
 
 @functools.cache
-def catalogue() -> dict[str, RuleDoc]:
-    """Every rule document, by code. Raises ValueError on a malformed document."""
+def _validator() -> Any:
     import jsonschema
 
     schema = json.loads(schema_path("rule.schema.json").read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
-    docs: dict[str, RuleDoc] = {}
-    for path in sorted(data_dir("rules").glob("SL*.yaml")):
-        raw = _load_yaml(path)
-        errors = sorted(validator.iter_errors(raw), key=lambda e: list(e.path))
-        if errors:
-            raise ValueError(f"{path}: {errors[0].message}")
-        if raw["code"] != path.stem:
-            raise ValueError(f"{path}: code {raw['code']} does not match the file name")
-        docs[raw["code"]] = RuleDoc(
-            code=raw["code"],
-            slug=raw["slug"],
-            severity=Severity.parse(raw["severity"]),
-            area=raw["area"],
-            summary=raw["summary"].strip(),
-            why=raw["why"].strip(),
-            example=raw["example"].rstrip(),
-            fix=raw["fix"].strip(),
-            see_also=tuple(raw.get("see_also", ())),
-        )
-    return docs
+    return jsonschema.Draft202012Validator(schema)
+
+
+@functools.cache
+def rule_doc(code: str) -> RuleDoc:
+    """One rule's document. A run reads only the documents of the rules that fired.
+    Raises KeyError for an unknown code, ValueError for a malformed document."""
+    path = data_dir("rules") / f"{code}.yaml"
+    if not path.is_file():
+        raise KeyError(code)
+    raw = _load_yaml(path)
+    errors = sorted(_validator().iter_errors(raw), key=lambda e: list(e.path))
+    if errors:
+        raise ValueError(f"{path}: {errors[0].message}")
+    if raw["code"] != path.stem:
+        raise ValueError(f"{path}: code {raw['code']} does not match the file name")
+    return RuleDoc(
+        code=raw["code"],
+        slug=raw["slug"],
+        severity=Severity.parse(raw["severity"]),
+        area=raw["area"],
+        summary=raw["summary"].strip(),
+        why=raw["why"].strip(),
+        example=raw["example"].rstrip(),
+        fix=raw["fix"].strip(),
+        see_also=tuple(raw.get("see_also", ())),
+    )
+
+
+@functools.cache
+def catalogue() -> dict[str, RuleDoc]:
+    """Every rule document, by code. Raises ValueError on a malformed document."""
+    return {
+        path.stem: rule_doc(path.stem) for path in sorted(data_dir("rules").glob("SL*.yaml"))
+    }
 
 
 def render_page(doc: RuleDoc) -> str:

@@ -6,7 +6,7 @@ import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from linter.catalogue import catalogue
+from linter.catalogue import rule_doc
 from linter.diagnostics import Diagnostic, Finding
 from linter.engine_models import RuleCrash, WaiverUsage
 from linter.manifest.model import Manifest, Waiver
@@ -18,7 +18,7 @@ __all__ = ["Selection", "lint", "stamp"]
 
 
 def stamp(code: str, finding: Finding) -> Diagnostic:
-    doc = catalogue()[code]
+    doc = rule_doc(code)
     return Diagnostic(
         code=code,
         slug=doc.slug,
