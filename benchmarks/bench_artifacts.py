@@ -12,7 +12,8 @@ ExecuTorch 1.5.1 manylinux x86_64 wheel) and are timed as whole processes:
   manifest's ownership table, the output searched for the sentinel.
 
 Usage: python benchmarks/bench_artifacts.py [--runs N] [--wheel W] [--manifest M]
-Prints one line per tool (best and median of N runs) and the ratios.
+Prints one line per tool (best and median of N rounds; each round runs every tool once,
+side by side) and the ratios by median and by best.
 """
 
 from __future__ import annotations
@@ -53,12 +54,17 @@ def _run(command: list[str], ok: tuple[int, ...]) -> None:
         )
 
 
-def _timed(action: Callable[[], object], runs: int) -> list[float]:
-    times = []
+def _timed_side_by_side(
+    actions: dict[str, Callable[[], object]], runs: int
+) -> dict[str, list[float]]:
+    """Each action once per round, round after round: a change in the machine's load
+    touches every tool alike instead of whichever happened to run then."""
+    times: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
+        for name, action in actions.items():
+            start = time.perf_counter()
+            action()
+            times[name].append(time.perf_counter() - start)
     return times
 
 
@@ -112,29 +118,33 @@ def main() -> int:
 
     check = [*_shiplint(), "check", "--no-sources", "--manifest", str(args.manifest)]
     pairs = _nm_pairs(args.wheel, args.manifest)
-    rows = {
-        "shiplint check --no-sources --select SL3": _timed(
-            lambda: _run([*check, "--select", "SL3", str(args.wheel)], (0, 1)), args.runs
-        ),
-        "shiplint check --no-sources (all areas)": _timed(
-            lambda: _run([*check, str(args.wheel)], (0, 1)), args.runs
-        ),
-        "auditwheel show": _timed(
-            lambda: _run(["auditwheel", "show", str(args.wheel)], (0,)), args.runs
-        ),
-        f"nm -D per (library, sentinel): {len(pairs)} runs": _timed(
-            lambda: _nm_approach(args.wheel, pairs), args.runs
-        ),
-    }
+    sl3 = "shiplint check --no-sources --select SL3"
+    everything = "shiplint check --no-sources (all areas)"
+    rows = _timed_side_by_side(
+        {
+            sl3: lambda: _run([*check, "--select", "SL3", str(args.wheel)], (0, 1)),
+            everything: lambda: _run([*check, str(args.wheel)], (0, 1)),
+            "auditwheel show": lambda: _run(["auditwheel", "show", str(args.wheel)], (0,)),
+            f"nm -D per (library, sentinel): {len(pairs)} runs": lambda: _nm_approach(
+                args.wheel, pairs
+            ),
+        },
+        args.runs,
+    )
     print(f"wheel: {args.wheel.name} ({args.wheel.stat().st_size / 1e6:.1f} MB), runs: {args.runs}")
     width = max(map(len, rows))
     for name, times in rows.items():
         print(
             f"{name:<{width}}  best {min(times):6.2f} s  median {statistics.median(times):6.2f} s"
         )
-    ours = min(next(iter(rows.values())))
-    for name, times in list(rows.items())[1:]:
-        print(f"{name:<{width}}  {min(times) / ours:5.1f}x shiplint --select SL3")
+    print("ratios (other tool's time / shiplint's), by median and by best:")
+    for ours in (sl3, everything):
+        for name, times in rows.items():
+            if name in (sl3, everything):
+                continue
+            by_median = statistics.median(times) / statistics.median(rows[ours])
+            by_best = min(times) / min(rows[ours])
+            print(f"  {name} vs {ours}: {by_median:4.1f}x (median), {by_best:4.1f}x (best)")
     return 0
 
 
