@@ -70,9 +70,7 @@ def rule_doc(code: str) -> RuleDoc:
 @functools.cache
 def catalogue() -> dict[str, RuleDoc]:
     """Every rule document, by code. Raises ValueError on a malformed document."""
-    return {
-        path.stem: rule_doc(path.stem) for path in sorted(data_dir("rules").glob("SL*.yaml"))
-    }
+    return {path.stem: rule_doc(path.stem) for path in sorted(data_dir("rules").glob("SL*.yaml"))}
 
 
 def render_page(doc: RuleDoc) -> str:
