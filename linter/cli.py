@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a CMake binary to evaluate configs with (repeatable; one per route)",
     )
-    check.add_argument("--format", default="text", help="text, json, sarif or github")
+    check.add_argument("--format", default="text", help="text, json, sarif, github or markdown")
     check.add_argument("--output", type=Path, help="write the report to FILE instead of stdout")
     check.add_argument(
         "--fail-on",
