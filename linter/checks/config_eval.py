@@ -157,7 +157,7 @@ def aggregate_differs_between_routes(
             component=only,
             variable=model.variable,
             cmake_version=versions,
-            artifact=model.label if model.mode is Mode.ARTIFACT else None,
+            artifact=model.artifact,
         ),
         hint="Publish the same components on every route: derive the older route's list from "
         "the same component declarations instead of keeping a second list by hand.",
