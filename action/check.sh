@@ -110,9 +110,9 @@ fi
 
 convert() {  # format [output]
   if [ $# -eq 2 ]; then
-    "$bin/python" -m linter.report.convert "$json" --root "$root" --format "$1" --output "$2"
+    "$bin/python" -m shiplint.report.convert "$json" --root "$root" --format "$1" --output "$2"
   else
-    "$bin/python" -m linter.report.convert "$json" --root "$root" --format "$1"
+    "$bin/python" -m shiplint.report.convert "$json" --root "$root" --format "$1"
   fi
 }
 

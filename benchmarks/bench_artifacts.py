@@ -4,7 +4,7 @@ All three run, in one invocation, on the same wheel (default: the cached
 ExecuTorch 1.5.1 manylinux x86_64 wheel) and are timed as whole processes:
 
 - shiplint: `shiplint check --no-sources --select SL3 --manifest <m> <wheel>`
-  (`python -m linter` when no `shiplint` is on PATH), and the same without
+  (`python -m shiplint` when no `shiplint` is on PATH), and the same without
   `--select` (every area that reads artifacts, CMake evaluation included);
 - auditwheel: `auditwheel show <wheel>`;
 - nm: what hand-written release scripts do: unpack the wheel, then one
@@ -33,8 +33,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from linter.manifest.load import load_manifest  # noqa: E402
-from linter.platforms import platform_from_wheel_tag  # noqa: E402
+from shiplint.manifest.load import load_manifest  # noqa: E402
+from shiplint.platforms import platform_from_wheel_tag  # noqa: E402
 
 CACHE = Path(os.environ.get("SHIPLINT_CACHE", Path.home() / ".cache" / "shiplint"))
 DEFAULT_WHEEL = CACHE / "wheels" / "executorch-1.5.1-cp311-cp311-manylinux_2_28_x86_64.whl"
@@ -43,7 +43,7 @@ DEFAULT_MANIFEST = REPO / "examples" / "executorch" / "shiplint.yaml"
 
 def _shiplint() -> list[str]:
     found = shutil.which("shiplint")
-    return [found] if found else [sys.executable, "-m", "linter"]
+    return [found] if found else [sys.executable, "-m", "shiplint"]
 
 
 def _run(command: list[str], ok: tuple[int, ...]) -> None:

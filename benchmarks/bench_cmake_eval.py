@@ -20,10 +20,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from linter.artifacts.archive import open_artifact  # noqa: E402
-from linter.cmake_eval import evaluate_artifact  # noqa: E402
-from linter.cmake_eval.model import ConfigEvaluation  # noqa: E402
-from linter.manifest.load import load_manifest  # noqa: E402
+from shiplint.artifacts.archive import open_artifact  # noqa: E402
+from shiplint.cmake_eval import evaluate_artifact  # noqa: E402
+from shiplint.cmake_eval.model import ConfigEvaluation  # noqa: E402
+from shiplint.manifest.load import load_manifest  # noqa: E402
+
 from tests.material import (  # noqa: E402
     EXAMPLE_MANIFEST,
     NEW_CMAKE_VERSION,

@@ -6,7 +6,7 @@ Without --root it generates a project of 100 CMake files (a top-level
 CMakeLists.txt, a helper module with a wrapper function, 98 component
 directories with options, if() blocks, wrapper calls, OUTPUT_NAME, installs and
 links, commented like real projects) in a temporary directory, and times
-`python -m linter check --root <it> --manifest <its manifest>` end to end. With
+`python -m shiplint check --root <it> --manifest <its manifest>` end to end. With
 --root it times the same command on a real checkout (e.g. ExecuTorch with
 examples/executorch/shiplint.yaml). It also reports the in-process time of the
 source walk alone and whether lief was imported. Prints; asserts nothing.
@@ -105,7 +105,7 @@ def time_process(root: Path, manifest: Path, repeat: int, pycache: Path) -> list
     # (PYTHONDONTWRITEBYTECODE), so cache it in the scratch directory and warm it once.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    command = [sys.executable, "-m", "linter", "check", "--root", str(root),
+    command = [sys.executable, "-m", "shiplint", "check", "--root", str(root),
                "--manifest", str(manifest), "--format", "json", "--output", os.devnull]  # fmt: skip
     subprocess.run(command, cwd=REPO, env=env, check=False, capture_output=True)
     times = []
@@ -117,8 +117,8 @@ def time_process(root: Path, manifest: Path, repeat: int, pycache: Path) -> list
 
 
 def time_walk(root: Path, manifest: Path, repeat: int) -> tuple[list[float], int, bool]:
-    from linter.manifest.load import load_manifest
-    from linter.sources.collect import read_sources
+    from shiplint.manifest.load import load_manifest
+    from shiplint.sources.collect import read_sources
 
     loaded = load_manifest(manifest)
     times = []
@@ -147,7 +147,7 @@ def main() -> None:
         walk, files, lief = time_walk(root, manifest, args.repeat)
     print(f"root: {root if args.root else 'generated project'} ({files} CMake files read)")
     print(
-        f"whole process (python -m linter check, sources only): "
+        f"whole process (python -m shiplint check, sources only): "
         f"median {statistics.median(process):.3f} s, min {min(process):.3f} s over {args.repeat}"
     )
     print(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from linter.manifest.model import (
+from shiplint.manifest.model import (
     CMakePackage,
     CMakeRoute,
     Component,
@@ -17,7 +17,7 @@ from linter.manifest.model import (
     Placement,
     Sources,
 )
-from linter.platforms import PlatformSelector
+from shiplint.platforms import PlatformSelector
 
 ROUTES = (
     CMakeRoute("paths", None, (3, 28), "imported targets unsupported"),

@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from shiplint.diagnostics import Diagnostic
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
 
-from linter.diagnostics import Diagnostic
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
 from tests.material import REPO
 
 FIXTURE = REPO / "tests" / "fixtures" / "probepkg"

@@ -13,9 +13,10 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from linter.cli import main
-from linter.report.convert import load_report
-from linter.report.model import Report
+from shiplint.cli import main
+from shiplint.report.convert import load_report
+from shiplint.report.model import Report
+
 from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake, wheel
 
 WHEEL_VERSION, WHEEL_PLATFORM = "1.5.1", "manylinux_2_28_x86_64"

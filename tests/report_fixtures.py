@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linter.catalogue import catalogue
-from linter.diagnostics import Diagnostic, Location, Severity, Subject
-from linter.report.model import Report
+from shiplint.catalogue import catalogue
+from shiplint.diagnostics import Diagnostic, Location, Severity, Subject
+from shiplint.report.model import Report
 
 WHEEL = "executorch-1.5.1-cp311-cp311-manylinux_2_28_x86_64.whl"
 

@@ -20,9 +20,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from shiplint.cli import main as cli_main
+from shiplint.report import reporter
 
-from linter.cli import main as cli_main
-from linter.report import reporter
 from tests.github_actions import ActionRun, load_action, run_action
 from tests.material import EXAMPLE_MANIFEST
 from tests.real_reports import (

@@ -11,14 +11,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from linter.artifacts.archive import (
+from shiplint.artifacts.archive import (
     ArtifactError,
     MemberError,
     normalise_member,
     open_artifact,
 )
-from linter.platforms import Platform
+from shiplint.platforms import Platform
+
 from tests.material import wheel
 
 ELF_MAGIC = b"\x7fELF"
@@ -245,7 +245,7 @@ def test_nothing_is_written_while_reading(tmp_path: Path) -> None:
 def test_tar_declaring_too_much_is_not_scanned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from linter.artifacts import archive
+    from shiplint.artifacts import archive
 
     _tar(tmp_path / "big.tar.gz", {"a.so": bytes(4096), "b.so": bytes(4096)}).close()
     monkeypatch.setattr(archive, "MAX_TAR_BYTES", 6000)
@@ -258,7 +258,7 @@ def test_members_are_inflated_once_within_the_cache_bound(
 ) -> None:
     import zipfile
 
-    import linter.artifacts.archive as archive
+    import shiplint.artifacts.archive as archive
 
     monkeypatch.setattr(archive, "CACHE_BYTES", 1000)
     path = tmp_path / "pkg-1.0-py3-none-any.whl"

@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.binary import (
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.binary import (
     BinaryError,
     BinaryFormat,
     BinaryRecord,
@@ -17,7 +16,8 @@ from linter.artifacts.binary import (
     FileType,
     read_binary,
 )
-from linter.artifacts.demangle import base_name, demangle
+from shiplint.artifacts.demangle import base_name, demangle
+
 from tests.artifact_libs import built_libs
 from tests.material import REPO, wheel
 
@@ -207,12 +207,12 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from linter.pipeline import collect_models\n"
-        "from linter.request import QUIET, RunRequest\n"
+        "from shiplint.pipeline import collect_models\n"
+        "from shiplint.request import QUIET, RunRequest\n"
         "from tests.builders import manifest\n"
         "request = RunRequest(root=Path('.'), check_sources=True, artifacts=(), cmake=())\n"
         "collect_models(request, manifest(), QUIET)\n"
-        "import linter.registry, linter.checks.artifacts, linter.artifacts.archive\n"
+        "import shiplint.registry, shiplint.checks.artifacts, shiplint.artifacts.archive\n"
         "assert 'lief' not in sys.modules, 'lief imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
@@ -220,7 +220,7 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
 
 FUZZ = """
 import random, sys, zipfile
-from linter.artifacts.binary import BinaryError, BinaryRecord, read_binary
+from shiplint.artifacts.binary import BinaryError, BinaryRecord, read_binary
 wheel, member = sys.argv[1], sys.argv[2]
 data = zipfile.ZipFile(wheel).read(member)
 rnd = random.Random(20261130)

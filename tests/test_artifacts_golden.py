@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.collect import collect_artifact
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
 
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.collect import collect_artifact
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
 from tests.material import EXAMPLE_MANIFEST, REPO, wheel
 
 GOLDEN = REPO / "tests" / "golden" / "artifacts"

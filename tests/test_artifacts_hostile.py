@@ -12,14 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.collect import collect_artifact
+from shiplint.cli import main
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
 
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.collect import collect_artifact
-from linter.cli import main
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
 from tests.artifact_libs import built_libs
 from tests.material import EXAMPLE_MANIFEST, wheel
 

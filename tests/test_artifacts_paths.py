@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from linter.artifacts.paths import join_within
+from shiplint.artifacts.paths import join_within
 
 
 @pytest.mark.parametrize(

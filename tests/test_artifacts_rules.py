@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.binary import BinaryFormat, BinaryRecord, FileType
+from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.model import ArtifactModel, LibraryFile
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership
 
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.binary import BinaryFormat, BinaryRecord, FileType
-from linter.artifacts.collect import collect_artifact
-from linter.artifacts.model import ArtifactModel, LibraryFile
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership
 from tests.artifact_libs import built_libs, pack_wheel
 from tests.builders import library, manifest
 
@@ -150,7 +150,7 @@ def test_sl304_wrong_soname(tmp_path: Path, built_libs: dict[str, Path]) -> None
 
 
 def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> ArtifactModel:
-    from linter.platforms import Platform
+    from shiplint.platforms import Platform
 
     members = tuple(sorted(r.name for r in records))
     return ArtifactModel(
@@ -276,7 +276,7 @@ def test_sl308_missing_dependency(tmp_path: Path, built_libs: dict[str, Path]) -
 
 
 def test_sl308_allowed_external_and_provider(tmp_path: Path, built_libs: dict[str, Path]) -> None:
-    from linter.manifest.model import Externals, ProvidedLibraries
+    from shiplint.manifest.model import Externals, ProvidedLibraries
 
     externals = Externals(
         system=("libc.so.6",), provided=(ProvidedLibraries("other", ("libnothere.so",)),)
@@ -319,7 +319,7 @@ def test_sl311_rpath_instead_of_runpath(tmp_path: Path, built_libs: dict[str, Pa
     ],
 )
 def test_macos_rpaths(rpaths: tuple[str, ...], codes: set[str]) -> None:
-    from linter.manifest.model import Externals, ProvidedLibraries
+    from shiplint.manifest.model import Externals, ProvidedLibraries
 
     mf = _manifest(
         library("pkg", LibraryKind.RUNTIME, platforms=("macos",)),
@@ -476,8 +476,8 @@ def _dll(name: str) -> BinaryRecord:
 def test_sl319_windows_dll_without_import_library(
     extra_members: tuple[str, ...], kind: LibraryKind, fires: bool
 ) -> None:
-    from linter.manifest.model import Externals
-    from linter.platforms import Platform
+    from shiplint.manifest.model import Externals
+    from shiplint.platforms import Platform
 
     mf = _manifest(
         library("pkg_comp", kind, platforms=("windows",), directory="pkg/bin"),

@@ -6,10 +6,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.binary import BinaryError, read_binary, read_relocated_pointers
-from linter.artifacts.collect import collect_artifact
-from linter.artifacts.worker import WorkerReader
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.binary import BinaryError, read_binary, read_relocated_pointers
+from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.worker import WorkerReader
+
 from tests.artifact_libs import built_libs, pack_wheel
 from tests.builders import library, manifest
 from tests.material import wheel

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
-from linter.catalogue import catalogue, render_page
-from linter.cli import main
-from linter.registry import RULES
+from shiplint.catalogue import catalogue, render_page
+from shiplint.cli import main
+from shiplint.registry import RULES
 
 CODES = [r.code for r in RULES]
 

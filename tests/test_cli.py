@@ -9,8 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from shiplint.cli import main
 
-from linter.cli import main
 from tests.material import EXAMPLE_MANIFEST, REPO
 
 REPORT_SCHEMA = json.loads((REPO / "schemas" / "report.schema.json").read_text())
@@ -139,7 +139,7 @@ def test_config_sets_manifest_and_fail_on(
 
 def test_python_dash_m_entry_point() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "linter", "rules"],
+        [sys.executable, "-m", "shiplint", "rules"],
         capture_output=True,
         text=True,
         check=False,

@@ -8,7 +8,8 @@ import shutil
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from linter.cli import main
+from shiplint.cli import main
+
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "synthpkg"

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import ArtifactTree, open_artifact
+from shiplint.cmake_eval import evaluate_artifact
+from shiplint.cmake_eval.model import ConfigEvaluation, EntryKind
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
 
-from linter.artifacts.archive import ArtifactTree, open_artifact
-from linter.cmake_eval import evaluate_artifact
-from linter.cmake_eval.model import ConfigEvaluation, EntryKind
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
-from linter.platforms import Platform
 from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake, wheel
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "cmake_eval"
@@ -271,7 +271,7 @@ def test_source_mode_on_the_real_config(
 ) -> None:
     """The 1.5.1 config as ExecuTorch's source (tools/cmake/executorch-config.cmake), with
     the tree synthesised from the manifest: the same real finding as on the wheel."""
-    from linter.cmake_eval import evaluate_source
+    from shiplint.cmake_eval import evaluate_source
 
     with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
         config = tree.read(CONFIG)

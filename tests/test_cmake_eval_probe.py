@@ -7,14 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.cmake_eval import evaluate_artifact
+from shiplint.cmake_eval.model import ConfigEvaluation, MissingConfig
+from shiplint.cmake_eval.results import cmake_list
+from shiplint.engine import Selection, lint
+from shiplint.manifest.model import Component, LibraryKind, Manifest
+from shiplint.platforms import Platform
 
-from linter.artifacts.archive import open_artifact
-from linter.cmake_eval import evaluate_artifact
-from linter.cmake_eval.model import ConfigEvaluation, MissingConfig
-from linter.cmake_eval.results import cmake_list
-from linter.engine import Selection, lint
-from linter.manifest.model import Component, LibraryKind, Manifest
-from linter.platforms import Platform
 from tests.builders import library, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
@@ -63,7 +63,7 @@ TRICKY = 'a "quoted" \\back\\slash\ttab\nnew line'
 
 @pytest.mark.parametrize("version", [OLD_CMAKE_VERSION, NEW_CMAKE_VERSION])
 def test_values_come_back_exactly_as_cmake_holds_them(tmp_path: Path, version: str) -> None:
-    from linter.manifest.model import Aggregate, Carries
+    from shiplint.manifest.model import Aggregate, Carries
 
     config = (
         "set(pkg_FOUND TRUE)\n"
@@ -111,7 +111,7 @@ def test_imported_targets_and_their_properties_are_read(tmp_path: Path) -> None:
 
 
 def test_another_platform_is_evaluated_as_that_platform(tmp_path: Path) -> None:
-    from linter.manifest.model import Aggregate, Carries
+    from shiplint.manifest.model import Aggregate, Carries
 
     config = (
         'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_SYSTEM_NAME}" "${APPLE}" "${WIN32}")\n'
@@ -159,7 +159,7 @@ def test_a_hanging_config_is_stopped_and_reported(tmp_path: Path) -> None:
 def test_the_config_runs_in_a_reduced_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from linter.manifest.model import Aggregate, Carries
+    from shiplint.manifest.model import Aggregate, Carries
 
     monkeypatch.setenv("SHIPLINT_TEST_SECRET", "do-not-leak")
     config = (
@@ -235,7 +235,7 @@ def test_no_cmake_at_all_is_said_not_skipped(tmp_path: Path) -> None:
 def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
     tmp_path: Path,
 ) -> None:
-    from linter.manifest.model import Aggregate, Carries
+    from shiplint.manifest.model import Aggregate, Carries
 
     config = (
         'include("${CMAKE_CURRENT_LIST_DIR}/../../lib/cmake/pkg-helpers.cmake")\n'
@@ -257,7 +257,7 @@ def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
 
 
 def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) -> None:
-    from linter.manifest.model import Aggregate, Carries
+    from shiplint.manifest.model import Aggregate, Carries
 
     config = (
         'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n'

@@ -1,6 +1,6 @@
 """SL1xx rules on hand-built evaluation models: each rule fires, and stays quiet.
 
-The models are what `linter.cmake_eval` produces; the entries are resolved by the
+The models are what `shiplint.cmake_eval` produces; the entries are resolved by the
 real resolver, so a change in how `-Wl,...` wrapping or targets resolve shows here.
 """
 
@@ -10,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-
-from linter.cmake_eval.model import (
+from shiplint.cmake_eval.model import (
     AggregateAcrossRoutes,
     ComponentRequest,
     ConfigEvaluation,
@@ -23,10 +22,10 @@ from linter.cmake_eval.model import (
     RouteView,
     ShippedLibrary,
 )
-from linter.cmake_eval.resolve import Resolver
-from linter.diagnostics import Diagnostic, Location
-from linter.engine import Selection, lint
-from linter.manifest.model import (
+from shiplint.cmake_eval.resolve import Resolver
+from shiplint.diagnostics import Diagnostic, Location
+from shiplint.engine import Selection, lint
+from shiplint.manifest.model import (
     Aggregate,
     Carries,
     CMakeRoute,
@@ -35,7 +34,8 @@ from linter.manifest.model import (
     LibraryKind,
     Manifest,
 )
-from linter.platforms import Platform
+from shiplint.platforms import Platform
+
 from tests.builders import library, manifest
 
 LINUX = Platform("linux", "x86_64")
@@ -470,7 +470,7 @@ def test_sl101_quiet_when_an_only_aggregate_lists_the_opt_in() -> None:
 
 
 def test_sl115_fires_when_an_installed_copy_publishes_something_else() -> None:
-    from linter.cmake_eval.model import AlternateConfig
+    from shiplint.cmake_eval.model import AlternateConfig
 
     same = AlternateConfig(
         Location("pkg-1.0.whl!/pkg/lib/cmake/pkg/pkg-config.cmake"),

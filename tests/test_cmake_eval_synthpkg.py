@@ -13,14 +13,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.cmake_eval import evaluate_source
+from shiplint.cmake_eval.model import AggregateAcrossRoutes, ConfigEvaluation, Mode
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
 
-from linter.cmake_eval import evaluate_source
-from linter.cmake_eval.model import AggregateAcrossRoutes, ConfigEvaluation, Mode
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
-from linter.platforms import Platform
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "synthpkg"
@@ -176,7 +176,8 @@ def test_a_missing_config_source_is_reported(tmp_path: Path, routes: list[str]) 
 
 
 def test_an_os_with_architectures_is_evaluated_per_architecture() -> None:
-    from linter.cmake_eval.evaluate import manifest_platforms
+    from shiplint.cmake_eval.evaluate import manifest_platforms
+
     from tests.builders import library, manifest
 
     described = manifest(

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
-
-from linter import docs_gen
-from linter.catalogue import catalogue
-from linter.config import load_config
-from linter.manifest.load import load_manifest
+from shiplint import docs_gen
+from shiplint.catalogue import catalogue
+from shiplint.config import load_config
+from shiplint.manifest.load import load_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 RULES_PAGE = REPO / "docs" / "rules.md"
@@ -26,7 +25,7 @@ SCHEMAS = REPO / "schemas"
 def test_rules_page_is_up_to_date() -> None:
     expected = docs_gen.render(list(catalogue().values()))
     assert RULES_PAGE.read_text(encoding="utf-8") == expected, (
-        "docs/rules.md is stale: run `python -m linter.docs_gen` and commit the result"
+        "docs/rules.md is stale: run `python -m shiplint.docs_gen` and commit the result"
     )
 
 

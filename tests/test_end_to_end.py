@@ -18,8 +18,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from shiplint.cli import main
 
-from linter.cli import main
 from tests.material import (
     EXAMPLE_MANIFEST,
     NEW_CMAKE_VERSION,

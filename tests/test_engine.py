@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import pytest
+from shiplint import registry
+from shiplint.catalogue import catalogue
+from shiplint.diagnostics import Finding, Location, Severity, Subject
+from shiplint.engine import Selection, lint
+from shiplint.manifest.model import Manifest, Mark, Waiver
+from shiplint.rule import Rule
 
-from linter import registry
-from linter.catalogue import catalogue
-from linter.diagnostics import Finding, Location, Severity, Subject
-from linter.engine import Selection, lint
-from linter.manifest.model import Manifest, Mark, Waiver
-from linter.rule import Rule
 from tests.builders import library, manifest
 
 
@@ -34,7 +34,7 @@ def _crash(manifest: Manifest, model: FakeModel) -> Iterator[Finding]:
 def with_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     # Borrow two real catalogue codes for the fake rules: the engine stamps their docs.
     monkeypatch.setattr(
-        "linter.engine.RULES",
+        "shiplint.engine.RULES",
         (*registry.RULES, Rule("SL001", FakeModel, _missing), Rule("SL002", FakeModel, _crash)),
     )
 

@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.diagnostics import Location, Subject
+from shiplint.report import reporter
+from shiplint.report.github import escape_data, escape_property, render
+from shiplint.report.model import Report
 
-from linter.diagnostics import Location, Subject
-from linter.report import reporter
-from linter.report.github import escape_data, escape_property, render
-from linter.report.model import Report
 from tests.real_reports import executorch_report, real_wheel, shared_dir
 from tests.report_fixtures import WHEEL, diagnostic, sample_diagnostics, sample_report
 

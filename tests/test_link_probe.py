@@ -14,14 +14,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.cli import main
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.link_probe.model import ConsumerBuild, ConsumerKind
+from shiplint.link_probe.probe import ProbeOptions, probe_artifact
+from shiplint.manifest.model import Manifest
 
-from linter.artifacts.archive import open_artifact
-from linter.cli import main
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.link_probe.model import ConsumerBuild, ConsumerKind
-from linter.link_probe.probe import ProbeOptions, probe_artifact
-from linter.manifest.model import Manifest
 from tests.link_probe_support import (
     CONFIG,
     MANIFEST_FILE,

@@ -14,14 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.link_probe.model import ConsumerBuild
+from shiplint.link_probe.probe import ProbeOptions, probe_artifact
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
 
-from linter.artifacts.archive import open_artifact
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.link_probe.model import ConsumerBuild
-from linter.link_probe.probe import ProbeOptions, probe_artifact
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
 from tests.link_probe_support import render, strip_retention
 from tests.material import (
     EXAMPLE_MANIFEST,

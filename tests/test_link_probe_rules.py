@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from linter.diagnostics import Location
-from linter.engine import Selection, lint
-from linter.link_probe.model import (
+from shiplint.diagnostics import Location
+from shiplint.engine import Selection, lint
+from shiplint.link_probe.model import (
     Consumer,
     ConsumerBuild,
     ConsumerKind,
@@ -16,6 +15,7 @@ from linter.link_probe.model import (
     ProbeUnavailable,
     ToolFailure,
 )
+
 from tests.link_probe_support import probepkg_manifest
 
 MANIFEST = probepkg_manifest()

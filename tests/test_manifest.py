@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from shiplint.cli import main
+from shiplint.manifest.errors import ManifestError
+from shiplint.manifest.load import load_manifest
+from shiplint.platforms import Platform
 
-from linter.cli import main
-from linter.manifest.errors import ManifestError
-from linter.manifest.load import load_manifest
-from linter.platforms import Platform
 from tests.material import EXAMPLE_MANIFEST
 
 EXAMPLE = EXAMPLE_MANIFEST.read_text(encoding="utf-8")
@@ -131,7 +131,7 @@ def test_huge_file_is_refused_before_parsing(tmp_path: Path) -> None:
         stream.write(b"# " + b"x" * (50 * 1024 * 1024) + b"\n")
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "linter", "validate-manifest", str(path)],
+        [sys.executable, "-m", "shiplint", "validate-manifest", str(path)],
         capture_output=True,
         text=True,
         check=False,

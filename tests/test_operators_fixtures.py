@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.binary import read_relocated_pointers
+from shiplint.engine import lint
+from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
+from shiplint.operators.artifact import operator_models
+from shiplint.operators.model import OperatorRegistrations, RegisteredOperator, Status
+from shiplint.operators.tables import kernel_records
 
-from linter.artifacts.archive import open_artifact
-from linter.artifacts.binary import read_relocated_pointers
-from linter.engine import lint
-from linter.manifest.model import LibraryKind, Manifest, Ownership, Registry
-from linter.operators.artifact import operator_models
-from linter.operators.model import OperatorRegistrations, RegisteredOperator, Status
-from linter.operators.tables import kernel_records
 from tests.builders import library, manifest
 
 SOURCES = Path(__file__).parent / "fixtures" / "opreg"
@@ -236,7 +236,7 @@ def test_the_artifact_model_of_issue_3_is_used_as_given(
 ) -> None:
     from dataclasses import replace
 
-    from linter.artifacts.collect import collect_artifact
+    from shiplint.artifacts.collect import collect_artifact
 
     tree = _tree(tmp_path, libs, ("runtime", "alpha", "beta"))
     with open_artifact(tree) as artifact:

@@ -7,9 +7,8 @@ here the graph is given and the owner the loader reaches is checked.
 from __future__ import annotations
 
 import pytest
-
-from linter.manifest.model import Registry
-from linter.operators.registries import LinkFacts, Resolver, owns, references
+from shiplint.manifest.model import Registry
+from shiplint.operators.registries import LinkFacts, Resolver, owns, references
 
 MANGLED = "_ZN3pkg7runtime16register_kernelsENS0_4SpanIKNS0_6KernelEEE"
 BASE = "pkg::runtime::register_kernels"
@@ -65,9 +64,10 @@ def test_registry_named_by_base_or_mangled_name(spelling: str) -> None:
 
 
 def test_unreadable_relocations_make_a_registering_library_not_determined() -> None:
-    from linter.operators.collect import BinaryInput, collect
-    from linter.operators.model import Status
-    from linter.platforms import Platform
+    from shiplint.operators.collect import BinaryInput, collect
+    from shiplint.operators.model import Status
+    from shiplint.platforms import Platform
+
     from tests.builders import manifest
 
     reason = "relocations cannot be read: LiefError: bad"

@@ -5,18 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from linter.checks import operators as rules
-from linter.diagnostics import Finding
-from linter.manifest.model import Conflict, LibraryKind, Manifest, Ownership, Registry
-from linter.operators.model import (
+from shiplint.checks import operators as rules
+from shiplint.diagnostics import Finding
+from shiplint.manifest.model import Conflict, LibraryKind, Manifest, Ownership, Registry
+from shiplint.operators.model import (
     LibraryRegistrations,
     OperatorRegistrations,
     RegisteredOperator,
     RegistryUse,
     Status,
 )
-from linter.rule import Check
+from shiplint.rule import Check
+
 from tests.builders import library, manifest
 
 REGISTRY = Registry("ops", ("pkg::runtime::register_kernels",))

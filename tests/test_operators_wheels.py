@@ -12,13 +12,13 @@ from __future__ import annotations
 import functools
 
 import pytest
+from shiplint.artifacts.archive import open_artifact
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import Manifest
+from shiplint.operators.artifact import operator_models
+from shiplint.operators.model import LibraryRegistrations, OperatorRegistrations, Status
 
-from linter.artifacts.archive import open_artifact
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import Manifest
-from linter.operators.artifact import operator_models
-from linter.operators.model import LibraryRegistrations, OperatorRegistrations, Status
 from tests.material import EXAMPLE_MANIFEST, wheel
 
 QUANTIZED_OPERATORS = [

@@ -19,14 +19,15 @@ def test_wheel_ships_schemas_and_rules(tmp_path: Path) -> None:
     (wheel,) = tmp_path.glob("shiplint-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for schema in sorted((REPO / "schemas").glob("*.json")):
-        assert f"linter/_data/schemas/{schema.name}" in names
+        assert f"shiplint/_data/schemas/{schema.name}" in names
     rules = sorted((REPO / "rules").glob("SL*.yaml"))
     assert rules
     for rule in rules:
-        assert f"linter/_data/rules/{rule.name}" in names
-    assert "linter/cli.py" in names
+        assert f"shiplint/_data/rules/{rule.name}" in names
+    assert "shiplint/cli.py" in names
+    assert not any(n.startswith("linter/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "shiplint = linter.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "shiplint = shiplint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_installed_wheel_finds_its_data(tmp_path: Path) -> None:
@@ -54,11 +55,11 @@ def test_installed_wheel_finds_its_data(tmp_path: Path) -> None:
         capture_output=True,
     )
     result = subprocess.run(
-        [sys.executable, "-c", "import linter.resources as r; print(r.data_dir('rules'))"],
+        [sys.executable, "-c", "import shiplint.resources as r; print(r.data_dir('rules'))"],
         env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         check=True,
         cwd=tmp_path,
     )
-    assert result.stdout.strip() == str(target / "linter" / "_data" / "rules")
+    assert result.stdout.strip() == str(target / "shiplint" / "_data" / "rules")

@@ -10,7 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from linter.request import Progress
+from shiplint.request import Progress
+
 from tests.repo_snapshot import REPO
 
 ACME_MANIFEST = REPO / "tests" / "data" / "projects" / "acme" / "shiplint.yaml"
@@ -41,7 +42,7 @@ def run_cli(tmp_path: Path, stderr: int) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-m",
-            "linter",
+            "shiplint",
             "check",
             "--no-sources",
             "--manifest",

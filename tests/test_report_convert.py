@@ -6,12 +6,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.diagnostics import Location
+from shiplint.report import FORMATS, reporter
+from shiplint.report.convert import ReportFormatError, load_report, main
+from shiplint.report.markdown import MAX_ROWS
+from shiplint.report.markdown import render as markdown
 
-from linter.diagnostics import Location
-from linter.report import FORMATS, reporter
-from linter.report.convert import ReportFormatError, load_report, main
-from linter.report.markdown import MAX_ROWS
-from linter.report.markdown import render as markdown
 from tests.report_fixtures import diagnostic, sample_report
 
 

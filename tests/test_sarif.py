@@ -13,13 +13,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+from shiplint.catalogue import catalogue
+from shiplint.cli import main as cli_main
+from shiplint.diagnostics import Location, Subject
+from shiplint.report import reporter
+from shiplint.report.model import Report
+from shiplint.report.sarif import FINGERPRINT_KEY, SRCROOT, render, sarif
 
-from linter.catalogue import catalogue
-from linter.cli import main as cli_main
-from linter.diagnostics import Location, Subject
-from linter.report import reporter
-from linter.report.model import Report
-from linter.report.sarif import FINGERPRINT_KEY, SRCROOT, render, sarif
 from tests.real_reports import (
     PINNED_CODES,
     PINNED_EXPLANATION,

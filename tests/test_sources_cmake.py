@@ -16,11 +16,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from shiplint.checks.sources import possible_output_names
+from shiplint.manifest.load import load_manifest
+from shiplint.sources.collect import read_sources
+from shiplint.sources.model import SourceModel
 
-from linter.checks.sources import possible_output_names
-from linter.manifest.load import load_manifest
-from linter.sources.collect import read_sources
-from linter.sources.model import SourceModel
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "srcproject"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linter.sources.cmake_parse import Command, IfBlock, parse_cmake
-from linter.sources.interpret import walk_project
-from linter.sources.model import CMakeProject, TargetDef
+from shiplint.sources.cmake_parse import Command, IfBlock, parse_cmake
+from shiplint.sources.interpret import walk_project
+from shiplint.sources.model import CMakeProject, TargetDef
 
 
 def project(tmp_path: Path, files: dict[str, str], exclude: tuple[str, ...] = ()) -> CMakeProject:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from linter.manifest.model import BuildDeclaration, Mark
-from linter.sources.declarations import read_build_plan
-from linter.sources.model import BuildPlan
+from shiplint.manifest.model import BuildDeclaration, Mark
+from shiplint.sources.declarations import read_build_plan
+from shiplint.sources.model import BuildPlan
 
 MARK = Mark("shiplint.yaml", 7, 5)
 

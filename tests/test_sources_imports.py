@@ -12,7 +12,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "srcproject"
 _SCRIPT = """
 import sys
 from pathlib import Path
-from linter.cli import main
+from shiplint.cli import main
 code = main(["check", "--root", sys.argv[1], "--manifest", sys.argv[2], "--format", "json",
              "--output", sys.argv[3]])
 print(code, "lief" in sys.modules, "tree_sitter" in sys.modules)

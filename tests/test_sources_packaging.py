@@ -16,13 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from shiplint.diagnostics import Diagnostic
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import BuildDeclaration, Manifest, PackagingCall
+from shiplint.sources.collect import read_sources
+from shiplint.sources.model import SourceModel
 
-from linter.diagnostics import Diagnostic
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import BuildDeclaration, Manifest, PackagingCall
-from linter.sources.collect import read_sources
-from linter.sources.model import SourceModel
 from tests.material import NEW_CMAKE_VERSION, cmake
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "srcproject"

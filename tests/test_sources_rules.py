@@ -15,12 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from linter.diagnostics import Diagnostic, Severity
-from linter.engine import Selection, lint
-from linter.manifest.load import load_manifest
-from linter.manifest.model import BuildDeclaration, Manifest, Sources
-from linter.sources.collect import read_sources
+from shiplint.diagnostics import Diagnostic, Severity
+from shiplint.engine import Selection, lint
+from shiplint.manifest.load import load_manifest
+from shiplint.manifest.model import BuildDeclaration, Manifest, Sources
+from shiplint.sources.collect import read_sources
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "srcproject"
 
@@ -318,7 +317,7 @@ def test_missing_cmake_root_is_reported(manifest: Manifest, tmp_path: Path) -> N
 def test_cli_fails_on_a_component_declared_but_never_built(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from linter.cli import main
+    from shiplint.cli import main
 
     root = broken(
         tmp_path,

@@ -1,7 +1,0 @@
-"""CMake evaluation: what a package config really publishes, on every configured CMake."""
-
-from __future__ import annotations
-
-from linter.cmake_eval.evaluate import evaluate_artifact, evaluate_source
-
-__all__ = ["evaluate_artifact", "evaluate_source"]

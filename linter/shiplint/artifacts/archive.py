@@ -1,0 +1,484 @@
+"""Open a wheel/zip, a tar archive or an install directory WITHOUT unpacking it to disk.
+
+`open_artifact(path) -> ArtifactTree` is the one entry point (used by the
+artifact rules and by the CMake probe, which lays configs out in a temp dir).
+A tree lists its regular files under normalised posix member paths and reads
+them with a bounded size. Hostile entries (`..` or absolute paths, links that
+leave the tree, special files, members whose declared size or compression ratio
+is a bomb) are never listed as files: they are kept in `rejected` with the
+reason, so a rule can report them; nothing is skipped silently.
+
+Errors: an artifact that cannot be opened at all (missing, 0 bytes, not a zip
+nor a tar) raises `ArtifactError` (the CLI turns it into exit 2); a member that
+cannot be read raises `MemberError` (the collector turns it into a model fact).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tarfile
+import threading
+import zipfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import TracebackType
+from typing import IO
+
+from shiplint.artifacts.paths import join_within
+from shiplint.platforms import Platform, platform_from_wheel_tag
+
+# No shipped library comes near this; a member larger than this is refused
+# before a byte is decompressed, which bounds the memory one read can take.
+# Inflated members kept for a second reader while an artifact is open.
+CACHE_BYTES = 128 * 1024 * 1024
+DEFAULT_READ_LIMIT = 256 * 1024 * 1024
+# A member that inflates more than this ratio (and is big enough to matter) is a bomb.
+MAX_COMPRESSION_RATIO = 200
+_RATIO_MIN_SIZE = 1024 * 1024
+# A tar listing is read by scanning the whole stream (a compressed one is inflated to
+# skip each member): stop scanning a hostile one early, by count and by declared size.
+MAX_MEMBERS = 200_000
+MAX_TAR_BYTES = 4 * 1024 * 1024 * 1024
+_CHUNK = 1024 * 1024
+
+
+class ArtifactError(Exception):
+    """The artifact as a whole cannot be read. `path` is the artifact's path."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason
+
+
+class MemberError(ArtifactError):
+    """One member cannot be read (too large, corrupt, encrypted). `member` names it."""
+
+    def __init__(self, path: Path | str, member: str, reason: str) -> None:
+        super().__init__(f"{path}!/{member}", reason)
+        self.artifact = str(path)
+        self.member = member
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An entry not listed as a file, and why (a hostile path, an escaping link...)."""
+
+    member: str
+    reason: str
+
+
+def normalise_member(raw: str) -> str | None:
+    """The normalised posix path of a member, or None when it is absolute or climbs out.
+
+    Backslashes count as separators: `..\\..\\x` is as hostile to a Windows
+    extractor as `../../x` is to a posix one.
+    """
+    text = raw.replace("\\", "/")
+    if text.startswith("/") or (len(text) >= 2 and text[1] == ":"):
+        return None
+    parts: list[str] = []
+    for part in text.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            return None
+        parts.append(part)
+    return "/".join(parts) if parts else None
+
+
+def _resolve_link(member: str, target: str) -> str | None:
+    """Where a symlink at `member` pointing to `target` lands, or None if it leaves the tree."""
+    if target.replace("\\", "/").startswith("/"):
+        return None
+    return join_within(str(PurePosixPath(member).parent), target) or None
+
+
+class ArtifactTree(ABC):
+    """The files of one artifact. Use as a context manager; `close()` releases the handle."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.path = path
+        # "wheel", "zip", "tar" or "directory".
+        self.kind = kind
+        self.label = path.name
+        self.platform: Platform | None = _wheel_platform(path) if kind == "wheel" else None
+        self._rejected: list[Rejected] = []
+        # The pipeline evaluates the config in a thread while binaries are read: zipfile
+        # and tarfile share one file position, so member reads take turns.
+        self._lock = threading.Lock()
+        # Members already inflated, kept while the tree is open: the binary and operator
+        # areas read the same libraries, and inflating them twice cost a tenth of a run.
+        # Bounded, so a huge artifact costs reads, not memory.
+        self._cache: dict[str, bytes] = {}
+        self._cache_room = CACHE_BYTES
+
+    @property
+    def rejected(self) -> tuple[Rejected, ...]:
+        return tuple(self._rejected)
+
+    @abstractmethod
+    def names(self) -> tuple[str, ...]:
+        """Normalised posix member paths of regular files (and links to them), sorted."""
+
+    @abstractmethod
+    def size(self, name: str) -> int:
+        """The member's (declared) uncompressed size in bytes."""
+
+    def read(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        """The whole member. Raises MemberError if it is larger than `limit` or unreadable."""
+        declared = self.size(name)
+        if declared > limit:
+            reason = f"{declared} bytes, more than the {limit} read limit"
+            raise MemberError(self.path, name, reason)
+        with self._lock:
+            cached = self._cache.get(name)
+            if cached is not None:
+                return cached
+            data = self._read_bounded(name, limit)
+            if len(data) <= self._cache_room:
+                self._cache[name] = data
+                self._cache_room -= len(data)
+            return data
+
+    def head(self, name: str, count: int) -> bytes:
+        """At most the first `count` bytes of a member (to sniff a file's magic)."""
+        with self._lock, self._open(name) as stream:
+            return stream.read(count)
+
+    def location(self, name: str) -> str:
+        """How a diagnostic names the member: `<artifact>!/<member>`."""
+        return f"{self.label}!/{name}"
+
+    def _read_bounded(self, name: str, limit: int) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            with self._open(name) as stream:
+                while True:
+                    chunk = stream.read(min(_CHUNK, limit + 1 - total))
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                    if total > limit:
+                        raise MemberError(self.path, name, f"inflates past the {limit} read limit")
+                    chunks.append(chunk)
+        except MemberError:
+            raise
+        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, RuntimeError) as exc:
+            # zipfile raises RuntimeError for encrypted members, BadZipFile on a CRC mismatch.
+            raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
+        return b"".join(chunks)
+
+    @abstractmethod
+    def _open(self, name: str) -> IO[bytes]: ...
+
+    def close(self) -> None:
+        self._cache.clear()
+
+    def __enter__(self) -> ArtifactTree:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _reject(self, member: str, reason: str) -> None:
+        self._rejected.append(Rejected(member, reason))
+
+    def _missing(self, name: str) -> MemberError:
+        return MemberError(self.path, name, "no such member")
+
+
+def _wheel_platform(path: Path) -> Platform | None:
+    """The platform of `{dist}-{version}(-{build})?-{py}-{abi}-{platform}.whl`."""
+    parts = path.name[: -len(".whl")].split("-")
+    if len(parts) < 5:
+        return None
+    # A compressed tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64`) names one platform.
+    return platform_from_wheel_tag(parts[-1].split(".")[0])
+
+
+class ZipTree(ArtifactTree):
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(path, kind)
+        try:
+            self._zip = zipfile.ZipFile(path)
+            infos = self._zip.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise ArtifactError(path, f"not a readable zip archive ({exc})") from exc
+        self._files: dict[str, zipfile.ZipInfo] = {}
+        links: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            self._add(info, links)
+        self._links: dict[str, str] = {}
+        for name, info in links.items():
+            self._add_link(name, info)
+
+    def _add(self, info: zipfile.ZipInfo, links: dict[str, zipfile.ZipInfo]) -> None:
+        if info.is_dir():
+            return
+        name = normalise_member(info.filename)
+        if name is None:
+            self._reject(info.filename, "absolute path or `..` component")
+            return
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            links[name] = info
+            return
+        # Zips made off unix carry no file type bits; only a stated non-file type is refused.
+        if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
+            self._reject(name, "special file (neither regular file nor link)")
+            return
+        if name in self._files:
+            self._reject(name, "duplicate member; the last one is read")
+        if info.file_size > DEFAULT_READ_LIMIT:
+            self._reject(name, f"declares {info.file_size} bytes, more than any library (zip bomb)")
+            return
+        if info.file_size > _RATIO_MIN_SIZE and info.file_size > MAX_COMPRESSION_RATIO * max(
+            info.compress_size, 1
+        ):
+            ratio = info.file_size // max(info.compress_size, 1)
+            self._reject(name, f"inflates {ratio}x ({info.file_size} bytes): a zip bomb")
+            return
+        self._files[name] = info
+
+    def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
+        # A zip symlink stores its target as the member's data (small by construction).
+        try:
+            target = self._zip.read(info)[:4096].decode("utf-8", "replace")
+        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+            self._reject(name, f"unreadable symlink ({exc})")
+            return
+        resolved = _resolve_link(name, target)
+        if resolved is None or resolved not in self._files:
+            self._reject(name, f"symlink to {target!r} leaves the archive or names no file")
+            return
+        self._links[name] = resolved
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted({*self._files, *self._links}))
+
+    def _info(self, name: str) -> zipfile.ZipInfo:
+        info = self._files.get(self._links.get(name, name))
+        if info is None:
+            raise self._missing(name)
+        return info
+
+    def size(self, name: str) -> int:
+        return self._info(name).file_size
+
+    def _open(self, name: str) -> IO[bytes]:
+        try:
+            return self._zip.open(self._info(name))
+        except (zipfile.BadZipFile, OSError, RuntimeError, ValueError) as exc:
+            raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
+
+    def close(self) -> None:
+        super().close()
+        self._zip.close()
+
+
+class TarTree(ArtifactTree):
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "tar")
+        try:
+            # Held open for the tree's life and closed by close(), like the zip.
+            self._tar = tarfile.open(path, "r:*")  # noqa: SIM115
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise ArtifactError(path, f"not a readable tar archive ({exc})") from exc
+        self._files: dict[str, tarfile.TarInfo] = {}
+        self._links: dict[str, str] = {}
+        pending: list[tuple[str, str]] = []
+        total = 0
+        try:
+            for count, member in enumerate(self._tar, 1):
+                total += max(member.size, 0)
+                if count > MAX_MEMBERS or total > MAX_TAR_BYTES:
+                    raise ArtifactError(
+                        path,
+                        f"more than {MAX_MEMBERS} members or {MAX_TAR_BYTES} bytes declared "
+                        f"(at {member.name!r}): not scanned further",
+                    )
+                self._add(member, pending)
+        except ArtifactError:
+            self._tar.close()
+            raise
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            self._tar.close()
+            raise ArtifactError(path, f"corrupt tar archive ({exc})") from exc
+        for name, target in pending:
+            resolved = target if target in self._files else None
+            if resolved is None:
+                self._reject(name, "link leaves the archive or names no file")
+            else:
+                self._links[name] = resolved
+
+    def _add(self, member: tarfile.TarInfo, pending: list[tuple[str, str]]) -> None:
+        if member.isdir():
+            return
+        name = normalise_member(member.name)
+        if name is None:
+            self._reject(member.name, "absolute path or `..` component")
+            return
+        if member.issym():
+            target = _resolve_link(name, member.linkname)
+            if target is None:
+                self._reject(name, f"symlink to {member.linkname!r} leaves the archive")
+            else:
+                pending.append((name, target))
+            return
+        if member.islnk():
+            # A hard link names its target from the archive root.
+            target = normalise_member(member.linkname)
+            if target is None:
+                self._reject(name, f"hard link to {member.linkname!r} leaves the archive")
+            else:
+                pending.append((name, target))
+            return
+        if not member.isreg():
+            self._reject(name, "special file (neither regular file nor link)")
+            return
+        if member.size > DEFAULT_READ_LIMIT:
+            self._reject(name, f"declares {member.size} bytes, more than any library")
+            return
+        if name in self._files:
+            self._reject(name, "duplicate member; the last one is read")
+        self._files[name] = member
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted({*self._files, *self._links}))
+
+    def _info(self, name: str) -> tarfile.TarInfo:
+        info = self._files.get(self._links.get(name, name))
+        if info is None:
+            raise self._missing(name)
+        return info
+
+    def size(self, name: str) -> int:
+        return self._info(name).size
+
+    def _open(self, name: str) -> IO[bytes]:
+        try:
+            stream = self._tar.extractfile(self._info(name))
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
+        if stream is None:
+            raise MemberError(self.path, name, "not a regular file")
+        return stream
+
+    def close(self) -> None:
+        super().close()
+        self._tar.close()
+
+
+class DirectoryTree(ArtifactTree):
+    """An install tree on disk. Symlinks are followed only while they stay inside it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "directory")
+        self._root = Path(os.path.realpath(path))
+        self._files: dict[str, Path] = {}
+        for name, full in self._walk():
+            self._add(name, full)
+
+    def _walk(self) -> Iterator[tuple[str, Path]]:
+        # Directory links are not descended: the files they alias are listed under
+        # their real path, and a link to a parent would loop.
+        for top, dirs, files in os.walk(self._root, followlinks=False):
+            for entry in sorted(dirs):
+                full = Path(top, entry)
+                if full.is_symlink() and not self._inside(full):
+                    self._reject(self._name(full), "directory link leaves the tree")
+            for entry in sorted(files):
+                full = Path(top, entry)
+                yield self._name(full), full
+
+    def _name(self, full: Path) -> str:
+        return full.relative_to(self._root).as_posix()
+
+    def _inside(self, full: Path) -> bool:
+        real = os.path.realpath(full)
+        return os.path.commonpath([real, str(self._root)]) == str(self._root)
+
+    def _add(self, name: str, full: Path) -> None:
+        if full.is_symlink():
+            if not self._inside(full):
+                self._reject(name, f"symlink to {os.readlink(full)!r} leaves the tree")
+                return
+            if not full.exists():
+                self._reject(name, f"dangling symlink to {os.readlink(full)!r}")
+                return
+        try:
+            mode = full.stat().st_mode
+        except OSError as exc:
+            self._reject(name, f"cannot stat ({exc.strerror})")
+            return
+        if not stat.S_ISREG(mode):
+            self._reject(name, "special file (neither regular file nor link)")
+            return
+        self._files[name] = full
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._files))
+
+    def _file(self, name: str) -> Path:
+        full = self._files.get(name)
+        if full is None:
+            raise self._missing(name)
+        return full
+
+    def size(self, name: str) -> int:
+        try:
+            return self._file(name).stat().st_size
+        except OSError as exc:
+            raise MemberError(self.path, name, f"cannot stat ({exc.strerror})") from exc
+
+    def _open(self, name: str) -> IO[bytes]:
+        try:
+            return self._file(name).open("rb")
+        except OSError as exc:
+            raise MemberError(self.path, name, f"cannot be read ({exc.strerror})") from exc
+
+
+_TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
+
+
+def open_artifact(path: Path | str) -> ArtifactTree:
+    """Open a wheel/zip, a tar archive or a directory. Raises ArtifactError when it cannot."""
+    path = Path(path)
+    if path.is_dir():
+        return DirectoryTree(path)
+    if not path.exists():
+        raise ArtifactError(path, "no such file or directory")
+    if not path.is_file():
+        raise ArtifactError(path, "neither a regular file nor a directory")
+    name = path.name.lower()
+    size = path.stat().st_size
+    if size == 0:
+        raise ArtifactError(path, "empty file (0 bytes)")
+    if name.endswith(".whl"):
+        if not zipfile.is_zipfile(path):
+            raise ArtifactError(path, "a wheel must be a zip archive, and this file is not one")
+        return ZipTree(path, "wheel")
+    if name.endswith(_TAR_SUFFIXES):
+        return TarTree(path)
+    if zipfile.is_zipfile(path):
+        return ZipTree(path, "zip")
+    if _is_tar(path):
+        return TarTree(path)
+    raise ArtifactError(path, "not a wheel, zip, tar archive or directory")
+
+
+def _is_tar(path: Path) -> bool:
+    try:
+        return tarfile.is_tarfile(path)
+    except (OSError, tarfile.TarError, EOFError):
+        return False

@@ -1,0 +1,184 @@
+"""How the loader would resolve a binary's dependencies inside an artifact, each on its own OS.
+
+Pure functions over an `ArtifactModel`: RUNPATH / LC_RPATH entries expanded
+(`$ORIGIN`, `@loader_path`), NEEDED / LC_LOAD_DYLIB / PE imports resolved to a
+member of the artifact or to an allowed external, and the set of the package's
+libraries one binary loads (its NEEDED closure inside the package).
+
+Paths are artifact-relative posix paths. For a wheel the artifact root is
+site-packages, so a directory outside it named after a provider of the
+manifest's `externals.provided` (`torch/lib`) is another wheel's, not a hole.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from shiplint.artifacts.binary import BinaryFormat, BinaryRecord
+from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.paths import join_within
+from shiplint.manifest.model import Externals
+
+_ORIGIN_TOKENS = ("${ORIGIN}", "$ORIGIN", "@loader_path")
+# macOS install names the OS provides (the dyld shared cache): never shipped, never missing.
+_MACOS_SYSTEM_PREFIXES = ("/usr/lib/", "/System/Library/")
+# Path components that say a directory belongs to a build tree, not an install.
+_BUILD_COMPONENTS = frozenset({"build", "cmake-out", "_skbuild", "CMakeFiles", "cmake-build"})
+
+
+class EntryKind(enum.Enum):
+    INSIDE = "inside"  # a directory of the artifact (it may or may not exist)
+    PROVIDER = "provider"  # another wheel's directory beside this one (torch/lib)
+    ESCAPES = "escapes"  # climbs above the artifact root
+    ABSOLUTE = "absolute"  # a path on the build machine
+    UNEXPANDABLE = "unexpandable"  # @executable_path, $LIB, $PLATFORM: not known statically
+
+
+@dataclass(frozen=True)
+class SearchEntry:
+    raw: str
+    kind: EntryKind
+    # The artifact-relative directory (INSIDE, PROVIDER), else None.
+    directory: str | None
+
+    @property
+    def build_tree(self) -> bool:
+        return any(part in _BUILD_COMPONENTS for part in self.raw.split("/"))
+
+
+def _origin(binary: BinaryRecord) -> str:
+    return binary.name.rpartition("/")[0]
+
+
+def expand_entry(raw: str, binary: BinaryRecord, externals: Externals, wheel: bool) -> SearchEntry:
+    """One RUNPATH / RPATH / LC_RPATH entry of `binary`, expanded against its own directory."""
+    text = raw
+    for token in _ORIGIN_TOKENS:
+        if text.startswith(token):
+            text = "." + text[len(token) :]
+            break
+    else:
+        if text.startswith("/"):
+            return SearchEntry(raw, EntryKind.ABSOLUTE, None)
+        # A relative entry without $ORIGIN is relative to the process's working directory.
+        return SearchEntry(raw, EntryKind.UNEXPANDABLE, None)
+    if "$" in text or "@" in text:
+        return SearchEntry(raw, EntryKind.UNEXPANDABLE, None)
+    directory = join_within(_origin(binary), text)
+    if directory is None:
+        return SearchEntry(raw, EntryKind.ESCAPES, None)
+    providers = {p.provider for p in externals.provided}
+    first = directory.split("/", 1)[0]
+    if wheel and first in providers:
+        return SearchEntry(raw, EntryKind.PROVIDER, directory)
+    return SearchEntry(raw, EntryKind.INSIDE, directory)
+
+
+def search_path(binary: BinaryRecord, externals: Externals, wheel: bool) -> tuple[SearchEntry, ...]:
+    """The directories the loader searches for `binary`'s dependencies, in order.
+
+    ELF: DT_RPATH only when there is no DT_RUNPATH (the loader ignores it then).
+    """
+    raw = binary.runpath or binary.rpath
+    return tuple(expand_entry(entry, binary, externals, wheel) for entry in raw)
+
+
+class Resolution(enum.Enum):
+    PACKAGE = "package"
+    EXTERNAL = "external"
+    UNRESOLVED = "unresolved"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    needed: str
+    how: Resolution
+    # The member it resolves to inside the package.
+    member: str | None = None
+
+
+def allowed_external(name: str, externals: Externals, case_insensitive: bool = False) -> bool:
+    patterns = (*externals.system, *(p for pr in externals.provided for p in pr.patterns))
+    if case_insensitive:
+        return any(fnmatchcase(name.lower(), p.lower()) for p in patterns)
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+def resolve_needed(
+    model: ArtifactModel, binary: BinaryRecord, needed: str, externals: Externals
+) -> Resolved:
+    """Where the loader of `binary`'s own OS would find the dependency `needed`."""
+    wheel = model.kind == "wheel"
+    members = model.member_set
+    if binary.format is BinaryFormat.PE:
+        # Windows: the DLL's own directory first (case-insensitive), then the system.
+        directory = _origin(binary)
+        wanted = f"{directory}/{needed}".lower() if directory else needed.lower()
+        member = model.members_by_lower_name.get(wanted)
+        if member is not None:
+            return Resolved(needed, Resolution.PACKAGE, member)
+        if allowed_external(needed, externals, case_insensitive=True):
+            return Resolved(needed, Resolution.EXTERNAL)
+        return Resolved(needed, Resolution.UNRESOLVED)
+    if binary.format is BinaryFormat.MACHO:
+        return _resolve_macho(model, binary, needed, externals, members, wheel)
+    # ELF: a name with a slash is a path (relative to the working directory): never portable.
+    if "/" not in needed:
+        for entry in search_path(binary, externals, wheel):
+            if entry.kind is EntryKind.INSIDE and entry.directory is not None:
+                candidate = f"{entry.directory}/{needed}" if entry.directory else needed
+                if candidate in members:
+                    return Resolved(needed, Resolution.PACKAGE, candidate)
+        if allowed_external(needed, externals):
+            return Resolved(needed, Resolution.EXTERNAL)
+    return Resolved(needed, Resolution.UNRESOLVED)
+
+
+def _resolve_macho(
+    model: ArtifactModel,
+    binary: BinaryRecord,
+    needed: str,
+    externals: Externals,
+    members: frozenset[str],
+    wheel: bool,
+) -> Resolved:
+    base = needed.rsplit("/", 1)[-1]
+    if needed.startswith("@rpath/"):
+        rest = needed[len("@rpath/") :]
+        for entry in search_path(binary, externals, wheel):
+            if entry.kind is EntryKind.INSIDE and entry.directory is not None:
+                candidate = join_within(entry.directory, rest)
+                if candidate is not None and candidate in members:
+                    return Resolved(needed, Resolution.PACKAGE, candidate)
+    elif needed.startswith("@loader_path/"):
+        candidate = join_within(_origin(binary), needed[len("@loader_path/") :])
+        if candidate is not None and candidate in members:
+            return Resolved(needed, Resolution.PACKAGE, candidate)
+    elif needed.startswith(_MACOS_SYSTEM_PREFIXES):
+        return Resolved(needed, Resolution.EXTERNAL)
+    if not needed.startswith("/") and allowed_external(base, externals):
+        return Resolved(needed, Resolution.EXTERNAL)
+    return Resolved(needed, Resolution.UNRESOLVED)
+
+
+def load_closure(
+    model: ArtifactModel, start: BinaryRecord, externals: Externals
+) -> dict[str, tuple[str, ...]]:
+    """Every member of the package that loading `start` loads, with the NEEDED chain to it."""
+    chains: dict[str, tuple[str, ...]] = {start.name: (start.name,)}
+    queue: deque[BinaryRecord] = deque([start])
+    while queue:
+        current = queue.popleft()
+        for needed in current.needed:
+            resolved = resolve_needed(model, current, needed, externals)
+            member = resolved.member
+            if member is None or member in chains:
+                continue
+            chains[member] = (*chains[current.name], member)
+            record = model.binary(member)
+            if record is not None:
+                queue.append(record)
+    return chains

@@ -1,0 +1,178 @@
+"""Binaries parsed in a child process, so that a crash inside lief costs one file, not the run.
+
+lief is native code reading hostile input: a Python exception becomes an
+unreadable-binary fact in `binary.py`, but a segmentation fault would end the
+whole process. The pipeline therefore sends each binary to a worker process
+(`python -m shiplint.artifacts.worker`) one at a time. If the worker dies while it
+holds a file, that file is reported unreadable with the signal, and a new worker
+takes the next one. The worker starts importing lief as soon as it is spawned, so
+that import overlaps the parent's reading of the archive.
+
+The protocol is length-prefixed pickles over the worker's stdin and stdout; both
+ends are this package, so nothing foreign is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import signal
+import struct
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import IO, Any, Protocol
+
+from shiplint.artifacts.binary import BinaryError, BinaryRecord, RelocatedPointers
+
+_HEADER = struct.Struct("!Q")
+
+
+class BinaryReader(Protocol):
+    """How the artifact and operator areas read binaries: in process, or in a worker."""
+
+    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError: ...
+
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers: ...
+
+
+class InProcess:
+    """Parse in this process (tests, and the link probe's own freshly built consumers)."""
+
+    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
+        from shiplint.artifacts.binary import read_binary
+
+        return read_binary(data, name)
+
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        from shiplint.artifacts.binary import read_relocated_pointers
+
+        return read_relocated_pointers(data)
+
+
+IN_PROCESS = InProcess()
+
+
+class WorkerReader:
+    """Parse in a child process; a child that dies is reported against the file it held."""
+
+    def __init__(self, argv: Sequence[str] | None = None) -> None:
+        self._argv = list(argv or [sys.executable, "-m", "shiplint.artifacts.worker"])
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                self._argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+
+    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
+        result = self._call("binary", data, name)
+        if isinstance(result, str):
+            return BinaryError(name, result)
+        return result  # type: ignore[no-any-return]
+
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        from shiplint.artifacts.binary import unreadable_pointers
+
+        result = self._call("pointers", data, name)
+        if isinstance(result, str):
+            return unreadable_pointers(result)
+        return result  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            # The worker holds no state worth a graceful exit, and tearing down an
+            # interpreter with lief loaded takes a tenth of a second: stop it outright.
+            process.kill()
+            self._reap(process)
+
+    def __enter__(self) -> WorkerReader:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, kind: str, data: bytes, name: str) -> Any:
+        """The worker's answer, or a reason string when the worker died holding this file."""
+        self.start()
+        process = self._process
+        assert process is not None and process.stdin is not None and process.stdout is not None
+        try:
+            _send(process.stdin, (kind, name, data))
+            answer = _receive(process.stdout)
+        except (BrokenPipeError, EOFError, OSError):
+            answer = None
+        if answer is not None:
+            return answer
+        # The worker is gone: this file is what it was reading.
+        self._reap(process)
+        return (
+            f"lief crashed reading this file ({_describe(process.returncode)}); it was read "
+            "in a separate process, so the rest of the run went on"
+        )
+
+    def _reap(self, process: subprocess.Popen[bytes]) -> None:
+        process.kill()  # already dead after a crash; a no-op then
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._process = None
+
+
+def _describe(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def _send(stream: IO[bytes], value: object) -> None:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(payload)))
+    stream.write(payload)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(header)
+    payload = stream.read(size)
+    if len(payload) < size:
+        raise EOFError
+    return pickle.loads(payload)
+
+
+def main() -> int:
+    # lief first: its import is most of a worker's start-up and overlaps the parent's work.
+    from shiplint.artifacts import binary
+
+    binary.preload()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            kind, name, data = _receive(stdin)
+        except EOFError:
+            return 0
+        if kind == "binary":
+            _send(stdout, binary.read_binary(data, name))
+        else:
+            _send(stdout, binary.read_relocated_pointers(data))
+
+
+if __name__ == "__main__":
+    # A parent that went away closes the pipe: end quietly, as a pipe stage does.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The rule catalogue: one YAML document per rule in `rules/`, validated by its schema."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from shiplint.diagnostics import Severity
+from shiplint.resources import data_dir, schema_path
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    code: str
+    slug: str
+    severity: Severity
+    area: str
+    summary: str
+    why: str
+    example: str
+    fix: str
+    see_also: tuple[str, ...] = ()
+
+
+def _load_yaml(path: Path) -> Any:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with path.open(encoding="utf-8") as stream:
+        return yaml.load(stream, Loader=loader)
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    schema = json.loads(schema_path("rule.schema.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+@functools.cache
+def rule_doc(code: str) -> RuleDoc:
+    """One rule's document. A run reads only the documents of the rules that fired.
+    Raises KeyError for an unknown code, ValueError for a malformed document."""
+    path = data_dir("rules") / f"{code}.yaml"
+    if not path.is_file():
+        raise KeyError(code)
+    raw = _load_yaml(path)
+    errors = sorted(_validator().iter_errors(raw), key=lambda e: list(e.path))
+    if errors:
+        raise ValueError(f"{path}: {errors[0].message}")
+    if raw["code"] != path.stem:
+        raise ValueError(f"{path}: code {raw['code']} does not match the file name")
+    return RuleDoc(
+        code=raw["code"],
+        slug=raw["slug"],
+        severity=Severity.parse(raw["severity"]),
+        area=raw["area"],
+        summary=raw["summary"].strip(),
+        why=raw["why"].strip(),
+        example=raw["example"].rstrip(),
+        fix=raw["fix"].strip(),
+        see_also=tuple(raw.get("see_also", ())),
+    )
+
+
+@functools.cache
+def catalogue() -> dict[str, RuleDoc]:
+    """Every rule document, by code. Raises ValueError on a malformed document."""
+    return {path.stem: rule_doc(path.stem) for path in sorted(data_dir("rules").glob("SL*.yaml"))}
+
+
+def render_page(doc: RuleDoc) -> str:
+    """A rule's page, as `shiplint explain` prints it and docs/rules.md holds it."""
+    example = "\n".join(f"    {line}" for line in doc.example.splitlines())
+    parts = [
+        f"{doc.code} {doc.slug} ({doc.severity.value}, {doc.area})",
+        "",
+        doc.summary,
+        "",
+        "Why it matters:",
+        doc.why,
+        "",
+        "Example:",
+        example,
+        "",
+        "Fix:",
+        doc.fix,
+    ]
+    if doc.see_also:
+        parts += ["", "See also: " + ", ".join(doc.see_also)]
+    return "\n".join(parts)

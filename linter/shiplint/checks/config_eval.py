@@ -1,0 +1,546 @@
+"""Rules SL1xx: what the evaluated package config published, against the manifest.
+
+Each rule reads a model of `shiplint.cmake_eval.model` (produced by real CMake,
+one configure run per CMake and evaluated config) and compares it with the
+manifest. Findings point at the evaluated config (`<artifact>!/<member>` or the
+repository's source) and name the CMake version, because the same config
+publishes different things on different CMake routes.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from typing import Any
+
+from shiplint.cmake_eval.model import (
+    AggregateAcrossRoutes,
+    ConfigEvaluation,
+    EntryKind,
+    MissingConfig,
+    Mode,
+    ResolvedVariable,
+    RouteCoverage,
+)
+from shiplint.cmake_eval.resolve import retains
+from shiplint.diagnostics import Finding, Location, Subject
+from shiplint.manifest.model import Aggregate, LibraryKind, Manifest
+from shiplint.rule import Rule
+
+_LINKABLE = (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
+
+
+def _on(ev: ConfigEvaluation) -> str:
+    """`CMake 4.4.5 (route targets), linux-x86_64`: the context every message carries."""
+    route = f" (route {ev.route})" if ev.route else ""
+    return f"CMake {ev.cmake_version}{route}, {ev.platform}"
+
+
+def _subject(ev: ConfigEvaluation, **fields: str | None) -> Subject:
+    return Subject(cmake_version=ev.cmake_version, artifact=ev.artifact, **fields)
+
+
+def _applies(routes: tuple[str, ...], ev: ConfigEvaluation) -> bool:
+    return not routes or ev.route in routes
+
+
+def _usable(ev: ConfigEvaluation) -> bool:
+    """Evaluated to the end: rules about what it published apply."""
+    return ev.failure is None
+
+
+def _defines_targets(manifest: Manifest, ev: ConfigEvaluation) -> bool:
+    route = next((r for r in manifest.cmake.routes if r.name == ev.route), None)
+    return route is None or route.imported_targets
+
+
+def _expected(manifest: Manifest, aggregate: Aggregate) -> tuple[str, ...]:
+    return aggregate.carries.expected(manifest.components)
+
+
+def _must_stay_out(manifest: Manifest, aggregate: Aggregate, component: str) -> bool:
+    """Excluded by the manifest: opt-in (and not listed in `only`), or in `all_except`."""
+    if component in _expected(manifest, aggregate):
+        return False
+    known = manifest.component(component)
+    return (known is not None and known.opt_in) or component in aggregate.carries.excluded
+
+
+def _variable(ev: ConfigEvaluation, name: str) -> ResolvedVariable | None:
+    return ev.variable(name)
+
+
+# --- SL101 ---------------------------------------------------------------------
+
+
+def opt_in_component_in_aggregate(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    for aggregate in manifest.aggregates:
+        resolved = _variable(ev, aggregate.variable)
+        if resolved is None or not _applies(aggregate.routes, ev):
+            continue
+        for entry in resolved.entries:
+            component = entry.component
+            if component is None or not _must_stay_out(manifest, aggregate, component):
+                continue
+            known = manifest.component(component)
+            kind = "opt-in component" if known is not None and known.opt_in else "component"
+            yield Finding(
+                message=f"{aggregate.variable} carries the {kind} {component} on {_on(ev)} "
+                f"(entry `{entry.raw}`); the manifest keeps it out of this aggregate",
+                location=ev.config,
+                subject=_subject(ev, component=component, variable=aggregate.variable),
+                hint=f"Leave {component} out of {aggregate.variable} on this route (ExecuTorch: "
+                "the OPT_IN flag on its component, and no entry in the pre-3.28 list); "
+                "consumers ask for it by name.",
+            )
+
+
+# --- SL102 ---------------------------------------------------------------------
+
+
+def component_missing_from_aggregate(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev) or not ev.found:
+        return
+    shipped = set(ev.shipped_components())
+    for aggregate in manifest.aggregates:
+        resolved = _variable(ev, aggregate.variable)
+        if resolved is None or not _applies(aggregate.routes, ev):
+            continue
+        carried = set(resolved.components)
+        for component in _expected(manifest, aggregate):
+            if component in shipped and component not in carried:
+                owner = manifest.owner_of(component)
+                yield Finding(
+                    message=f"{aggregate.variable} does not carry the shipped component "
+                    f"{component} on {_on(ev)}; it carries: "
+                    f"{', '.join(resolved.components) or 'nothing'}",
+                    location=ev.config,
+                    subject=_subject(
+                        ev,
+                        component=component,
+                        variable=aggregate.variable,
+                        library=owner.name if owner else None,
+                    ),
+                    hint=f"Add {component} to {aggregate.variable} on this route (ExecuTorch "
+                    "before 3.28: the hand-kept library list), or exclude it in the manifest.",
+                )
+
+
+# --- SL103 ---------------------------------------------------------------------
+
+
+def aggregate_differs_between_routes(
+    manifest: Manifest, model: AggregateAcrossRoutes
+) -> Iterator[Finding]:
+    sets = {view.route: set(view.components) for view in model.views}
+    if len({frozenset(s) for s in sets.values()}) < 2:
+        return
+    union = set().union(*sets.values())
+    parts = []
+    differing: set[str] = set()
+    for view in model.views:
+        missing = sorted(union - set(view.components))
+        differing.update(missing)
+        if missing:
+            parts.append(
+                f"route {view.route} (CMake {view.cmake_version}) lacks {', '.join(missing)}"
+            )
+    versions = ",".join(v.cmake_version for v in model.views)
+    only = next(iter(differing)) if len(differing) == 1 else None
+    yield Finding(
+        message=f"{model.variable} carries different components on different CMake routes "
+        f"for {model.platform}: {'; '.join(parts)}",
+        location=model.config,
+        subject=Subject(
+            component=only,
+            variable=model.variable,
+            cmake_version=versions,
+            artifact=model.artifact,
+        ),
+        hint="Publish the same components on every route: derive the older route's list from "
+        "the same component declarations instead of keeping a second list by hand.",
+    )
+
+
+# --- SL104 ---------------------------------------------------------------------
+
+
+def component_variable_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev) or not ev.found:
+        return
+    shipped = set(ev.shipped_components())
+    for declared in manifest.component_variables:
+        resolved = _variable(ev, declared.variable)
+        if resolved is None or not _applies(declared.routes, ev):
+            continue
+        components = resolved.components
+        subject = _subject(ev, component=declared.component, variable=declared.variable)
+        if declared.component in shipped and not resolved.entries:
+            yield Finding(
+                message=f"{declared.variable} is empty on {_on(ev)} although "
+                f"{declared.component} ships",
+                location=ev.config,
+                subject=subject,
+                hint=f"Set {declared.variable} to {declared.component}'s target or library "
+                "on this route too, so a consumer following either recipe keeps it.",
+            )
+        elif resolved.entries and components != (declared.component,):
+            yield Finding(
+                message=f"{declared.variable} names {', '.join(components) or 'no component'} "
+                f"(`{resolved.text}`) on {_on(ev)}; the manifest says it names "
+                f"{declared.component}",
+                location=ev.config,
+                subject=subject,
+                hint=f"Make {declared.variable} name exactly {declared.component}'s target "
+                "or library.",
+            )
+
+
+# --- SL105 / SL106 / SL107 -----------------------------------------------------
+
+
+def shipped_component_without_target(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev) or not ev.found or not _defines_targets(manifest, ev):
+        return
+    for lib in ev.shipped:
+        library = manifest.library(lib.library)
+        if library is None or library.kind not in _LINKABLE:
+            continue
+        for component in lib.components:
+            target = manifest.target_name(component)
+            if ev.target(target) is None:
+                yield Finding(
+                    message=f"{lib.member} ships ({component}) but the config defines no "
+                    f"imported target {target} on {_on(ev)}",
+                    location=ev.config,
+                    subject=_subject(ev, component=component, library=lib.library, target=target),
+                    hint=f"Define {target} for the shipped library, or stop shipping it.",
+                )
+
+
+def target_for_unshipped_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    shipped_members = {lib.member for lib in ev.shipped}
+    shipped_components = set(ev.shipped_components())
+    for target in ev.targets:
+        component = target.component
+        if component is None or manifest.component(component) is None:
+            continue
+        if component in shipped_components:
+            continue
+        if target.location is not None and target.location in shipped_members:
+            continue
+        yield Finding(
+            message=f"the config defines {target.name} on {_on(ev)} but the component's "
+            f"library is not shipped (IMPORTED_LOCATION {target.location or 'unset'})",
+            location=ev.config,
+            subject=_subject(ev, component=component, target=target.name),
+            hint="Define a component's target only when its library is present "
+            "(test the file, as ExecuTorch's _executorch_find_library does).",
+        )
+
+
+def imported_location_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    for target in ev.targets:
+        if target.component is None or target.type == "INTERFACE_LIBRARY":
+            continue
+        owner = manifest.owner_of(target.component)
+        if owner is None:
+            continue
+        location = target.location
+        if location is not None and owner.matches_file(ev.platform, posixpath.basename(location)):
+            continue
+        expected = owner.file_pattern(ev.platform) or f"{owner.name} (not placed on this platform)"
+        yield Finding(
+            message=f"{target.name} has IMPORTED_LOCATION {location or 'unset'} on {_on(ev)}; "
+            f"the manifest assigns {expected} ({owner.name}) to {target.component}",
+            location=ev.config,
+            subject=_subject(
+                ev, component=target.component, target=target.name, library=owner.name
+            ),
+            hint=f"Point {target.name} at {expected}, or correct the manifest's library for "
+            f"{target.component}.",
+        )
+
+
+# --- SL108 ---------------------------------------------------------------------
+
+
+def registration_library_not_retained(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev) or ev.platform.os != "linux":
+        return
+    registering = {
+        lib.library
+        for lib in ev.shipped
+        if (known := manifest.library(lib.library)) is not None and known.registers_statically
+    }
+    for target in ev.targets:
+        owner = manifest.owner_of(target.component) if target.component else None
+        if owner is None or owner.name not in registering:
+            continue
+        if not retains(target.link_options, target.location):
+            yield Finding(
+                message=f"{target.name} reaches consumers without --no-as-needed on {_on(ev)}: "
+                f"its INTERFACE_LINK_OPTIONS ({'; '.join(target.link_options) or 'none'}) do "
+                f"not keep {owner.name}, which registers from a static initializer",
+                location=ev.config,
+                subject=_subject(
+                    ev, component=target.component, target=target.name, library=owner.name
+                ),
+                hint="Add `LINKER:--push-state,--no-as-needed,<library>,--pop-state` to the "
+                "target's INTERFACE_LINK_OPTIONS.",
+            )
+    for resolved in (*ev.aggregates, *ev.component_variables):
+        for entry in resolved.entries:
+            if entry.kind is not EntryKind.PATH or entry.library not in registering:
+                continue
+            if not entry.retained:
+                yield Finding(
+                    message=f"{resolved.variable} hands {entry.library} to consumers as "
+                    f"`{entry.raw}` on {_on(ev)}, without --no-as-needed; it registers from a "
+                    "static initializer, so --as-needed drops it",
+                    location=ev.config,
+                    subject=_subject(
+                        ev,
+                        component=entry.component,
+                        library=entry.library,
+                        variable=resolved.variable,
+                    ),
+                    hint="Wrap the path: `-Wl,--push-state,--no-as-needed,<path>,--pop-state`.",
+                )
+
+
+# --- SL109 / SL110 -------------------------------------------------------------
+
+
+def absent_component_request_accepted(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    package = manifest.cmake.package
+    for request in ev.requests:
+        if request.shipped:
+            continue
+        call = f"find_package({package} COMPONENTS {request.component} REQUIRED)"
+        said = " ".join(t for t in (request.message, request.fatal) if t)
+        if not request.refused:
+            problem = "succeeds"
+        elif request.component not in said:
+            problem = f"fails without naming the component (message: {said or 'none'})"
+        else:
+            continue
+        yield Finding(
+            message=f"{call} {problem} on {_on(ev)}, though {request.component} is not shipped",
+            location=ev.config,
+            subject=_subject(ev, component=request.component),
+            hint=f"Set {package}_{request.component}_FOUND to FALSE, {package}_FOUND to FALSE "
+            f"and a {package}_NOT_FOUND_MESSAGE naming the component for every requested "
+            "component the package lacks.",
+        )
+
+
+def present_component_request_refused(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev) or not ev.found or not _defines_targets(manifest, ev):
+        return
+    package = manifest.cmake.package
+    for request in ev.requests:
+        if not request.shipped or not request.refused:
+            continue
+        said = " ".join(t for t in (request.message, request.fatal) if t) or "no message"
+        yield Finding(
+            message=f"find_package({package} COMPONENTS {request.component}) fails on "
+            f"{_on(ev)} although {request.component} ships: {said}",
+            location=ev.config,
+            subject=_subject(ev, component=request.component),
+            hint="Answer a component request from what the package ships.",
+        )
+
+
+# --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
+
+
+def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    failure = ev.failure
+    if failure is None:
+        return
+    what = {
+        "timeout": "evaluating the config was stopped at the time limit",
+        "cmake-unusable": "the config could not be evaluated",
+    }.get(failure.kind, "the config fails to configure")
+    yield Finding(
+        message=f"{what} on {_on(ev)}: {failure.message}",
+        location=failure.location,
+        subject=_subject(ev),
+        hint="Fix the error CMake reports (a consumer's find_package stops there too)"
+        if failure.kind == "error"
+        else "A config must configure quickly and without prompting; check for loops and "
+        "for commands it runs that wait."
+        if failure.kind == "timeout"
+        else "Check the configured CMake binaries (--cmake, [tool.shiplint] cmake).",
+    )
+
+
+def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev) or ev.mode is not Mode.ARTIFACT:
+        return
+    linkable = [
+        lib
+        for lib in ev.shipped
+        if (known := manifest.library(lib.library)) is not None and known.kind in _LINKABLE
+    ]
+    if linkable:
+        return
+    package = manifest.cmake.package
+    state = (
+        f"{package}_FOUND is FALSE" + (f" ({ev.not_found_message})" if ev.not_found_message else "")
+        if not ev.found
+        else f"{package}_FOUND is TRUE, offering "
+        + (
+            ", ".join(f"{v.variable}=`{v.text}`" for v in ev.aggregates if v.entries)
+            or "nothing in its aggregates"
+        )
+    )
+    route = f" (route {ev.route})" if ev.route else ""
+    yield Finding(
+        message=f"{ev.label} ships the {package} CMake config but no linkable library of the "
+        f"manifest for {ev.platform}; on CMake {ev.cmake_version}{route} {state}",
+        location=ev.config,
+        subject=_subject(ev),
+        hint="Ship the runtime and component libraries for this platform, or leave the CMake "
+        "config out of this artifact.",
+    )
+
+
+def package_not_found_despite_libraries(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev) or ev.found:
+        return
+    linkable = [
+        lib.member
+        for lib in ev.shipped
+        if (known := manifest.library(lib.library)) is not None and known.kind in _LINKABLE
+    ]
+    if not linkable:
+        return
+    yield Finding(
+        message=f"find_package({manifest.cmake.package}) reports not found on {_on(ev)} "
+        f"although {len(linkable)} linkable libraries ship (first: {linkable[0]}): "
+        f"{ev.not_found_message or 'no message'}",
+        location=ev.config,
+        subject=_subject(ev),
+        hint="Check what the config looks for (directories, file names) against the layout.",
+    )
+
+
+def installed_configs_disagree(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    for alternate in ev.alternates:
+        differences: list[str] = []
+        if alternate.found != ev.found:
+            differences.append(f"{manifest.cmake.package}_FOUND {alternate.found} vs {ev.found}")
+        pairs = (
+            *zip(alternate.aggregates, ev.aggregates, strict=True),
+            *zip(alternate.component_variables, ev.component_variables, strict=True),
+        )
+        for theirs, ours in pairs:
+            if set(theirs.components) != set(ours.components):
+                differences.append(
+                    f"{ours.variable} carries {', '.join(theirs.components) or 'nothing'} "
+                    f"vs {', '.join(ours.components) or 'nothing'}"
+                )
+        their_targets = {t.name: t.location for t in alternate.targets}
+        our_targets = {t.name: t.location for t in ev.targets}
+        if their_targets != our_targets:
+            only_theirs = sorted(set(their_targets) - set(our_targets))
+            only_ours = sorted(set(our_targets) - set(their_targets))
+            moved = sorted(
+                n
+                for n in set(their_targets) & set(our_targets)
+                if their_targets[n] != our_targets[n]
+            )
+            for label, names in (
+                ("targets only here", only_theirs),
+                ("targets missing here", only_ours),
+                ("targets at other locations", moved),
+            ):
+                if names:
+                    differences.append(f"{label}: {', '.join(names)}")
+        if not differences:
+            continue
+        yield Finding(
+            message=f"{alternate.config.path} publishes something else than {ev.config.path} "
+            f"on {_on(ev)}: {'; '.join(differences)}",
+            location=alternate.config,
+            subject=_subject(ev),
+            hint="Install one config and resolve the package root from its own location the "
+            "same way from every directory it is installed in.",
+        )
+
+
+def config_missing_from_artifact(manifest: Manifest, model: MissingConfig) -> Iterator[Finding]:
+    yield Finding(
+        message=f"{model.label} holds no {manifest.cmake.package} CMake config in "
+        f"{', '.join(model.searched)}",
+        location=Location(model.label),
+        subject=Subject(artifact=model.label),
+        hint="Install the config into one of the manifest's cmake.installed_config_dirs, "
+        "or correct the manifest.",
+    )
+
+
+def route_not_evaluated(manifest: Manifest, model: RouteCoverage) -> Iterator[Finding]:
+    ran = ", ".join(f"{version} ({route})" for route, version in model.evaluated) or "none"
+    for name in model.missing:
+        route = next(r for r in manifest.cmake.routes if r.name == name)
+        yield Finding(
+            message=f"the config was not evaluated on route {name} ({_version_range(route)}) "
+            f"for {model.platform}: no configured CMake falls in it (evaluated with: {ran})",
+            location=model.config,
+            subject=Subject(artifact=model.artifact),
+            hint="Give a CMake of that range with --cmake or [tool.shiplint] cmake "
+            "(`pip install cmake==<version>` into a directory of its own), so what that "
+            "route publishes is checked too.",
+        )
+
+
+def _version_range(route: Any) -> str:
+    def dotted(version: tuple[int, ...]) -> str:
+        return ".".join(str(part) for part in version)
+
+    if route.since and route.below:
+        return f"CMake {dotted(route.since)} to below {dotted(route.below)}"
+    if route.since:
+        return f"CMake {dotted(route.since)} and newer"
+    return f"CMake below {dotted(route.below)}"
+
+
+RULES: tuple[Rule[Any], ...] = (
+    Rule("SL101", ConfigEvaluation, opt_in_component_in_aggregate),
+    Rule("SL102", ConfigEvaluation, component_missing_from_aggregate),
+    Rule("SL103", AggregateAcrossRoutes, aggregate_differs_between_routes),
+    Rule("SL104", ConfigEvaluation, component_variable_mismatch),
+    Rule("SL105", ConfigEvaluation, shipped_component_without_target),
+    Rule("SL106", ConfigEvaluation, target_for_unshipped_library),
+    Rule("SL107", ConfigEvaluation, imported_location_mismatch),
+    Rule("SL108", ConfigEvaluation, registration_library_not_retained),
+    Rule("SL109", ConfigEvaluation, absent_component_request_accepted),
+    Rule("SL110", ConfigEvaluation, present_component_request_refused),
+    Rule("SL111", ConfigEvaluation, config_evaluation_failed),
+    Rule("SL112", ConfigEvaluation, config_without_linkable_library),
+    Rule("SL113", ConfigEvaluation, package_not_found_despite_libraries),
+    Rule("SL114", MissingConfig, config_missing_from_artifact),
+    Rule("SL115", ConfigEvaluation, installed_configs_disagree),
+    Rule("SL116", RouteCoverage, route_not_evaluated),
+)

@@ -1,0 +1,263 @@
+"""The command line: `main(argv) -> int` is the only place that prints or picks an exit code.
+
+Exit codes: 0 clean, 1 findings at or above the failing severity, 2 a usage,
+config, manifest or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shiplint import __version__
+from shiplint.diagnostics import Severity
+from shiplint.manifest.errors import InputError
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.worker import BinaryReader
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="shiplint",
+        description="Check that a wheel's C++ SDK (libraries, CMake package config, sources) "
+        "agrees with its manifest.",
+    )
+    parser.add_argument("--version", action="version", version=f"shiplint {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser("check", help="check sources and artifacts against the manifest")
+    check.add_argument(
+        "artifacts",
+        nargs="*",
+        metavar="ARTIFACT",
+        type=Path,
+        help="a wheel, zip or tar archive, or install directory",
+    )
+    check.add_argument(
+        "--manifest",
+        type=Path,
+        help="the manifest (default: [tool.shiplint] manifest, else shiplint.yaml under --root)",
+    )
+    check.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="the repository whose sources are checked (default: .)",
+    )
+    check.add_argument("--no-sources", action="store_true", help="check only the artifacts")
+    check.add_argument(
+        "--cmake",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CMake binary to evaluate configs with (repeatable; one per route)",
+    )
+    check.add_argument("--format", default="text", help="text, json, sarif, github or markdown")
+    check.add_argument("--output", type=Path, help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--fail-on",
+        choices=[s.value for s in Severity],
+        help="lowest severity that fails the run (default: error)",
+    )
+    check.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="only these rule codes or prefixes (comma-separated, repeatable)",
+    )
+    check.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="never these rule codes or prefixes (comma-separated, repeatable)",
+    )
+    check.add_argument(
+        "--link-probe",
+        action="store_true",
+        help="also build real consumers of the host platform's artifacts",
+    )
+
+    sub.add_parser("rules", help="list every rule")
+    explain = sub.add_parser("explain", help="show a rule's documentation")
+    explain.add_argument("code")
+    validate = sub.add_parser("validate-manifest", help="check a manifest against its schema")
+    validate.add_argument("path", type=Path)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "rules":
+            return _rules()
+        if args.command == "explain":
+            return _explain(args.code)
+        if args.command == "validate-manifest":
+            return _validate(args.path)
+        _parser().print_help(sys.stderr)
+        return EXIT_ERROR
+    except InputError as exc:
+        for problem in exc.problems:
+            print(f"shiplint: error: {problem.render()}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (`shiplint rules | head`): stop quietly, as a pipe stage should.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("shiplint: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a bare traceback for a user
+        if os.environ.get("SHIPLINT_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"shiplint: internal error: {type(exc).__name__}: {exc} "
+            "(set SHIPLINT_DEBUG=1 for the traceback; please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def _usage_error(message: str) -> int:
+    print(f"shiplint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _split_codes(values: list[str]) -> tuple[str, ...]:
+    return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
+
+
+def _check(args: argparse.Namespace) -> int:
+    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.report import FORMATS
+
+    if args.format not in FORMATS:
+        return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
+    root: Path = args.root
+    if not root.is_dir():
+        return _usage_error(f"--root {root}: not a directory")
+    if args.no_sources and not args.artifacts:
+        return _usage_error("nothing to check: --no-sources and no ARTIFACT given")
+    # lief parses binaries in a worker process (a crash there costs one file, not the
+    # run); started before the config and manifest are read so its start-up overlaps them.
+    with WorkerReader() if args.artifacts else contextlib.nullcontext() as reader:
+        return _check_with(args, root, reader)
+
+
+def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | None) -> int:
+    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.config import load_config
+    from shiplint.engine import lint
+    from shiplint.manifest.load import load_manifest
+    from shiplint.pipeline import collect_models
+    from shiplint.registry import RULES
+    from shiplint.report import reporter
+    from shiplint.report.model import Report
+    from shiplint.request import Progress, RunRequest
+    from shiplint.selection import Selection
+
+    config = load_config(root)
+    select = _split_codes(args.select) or config.select
+    ignore = _split_codes(args.ignore) or config.ignore
+    codes = [r.code for r in RULES]
+    for code in (*select, *ignore):
+        if not any(c.startswith(code) for c in codes):
+            return _usage_error(
+                f"unknown rule code {code!r} in --select/--ignore (see `shiplint rules`)"
+            )
+
+    manifest_path = args.manifest or config.manifest or root / "shiplint.yaml"
+    if not manifest_path.is_file():
+        return _usage_error(
+            f"{manifest_path}: no manifest (give --manifest, or set manifest in [tool.shiplint])"
+        )
+    manifest = load_manifest(manifest_path, _display(manifest_path, root))
+
+    cmake = tuple(args.cmake) or config.cmake or _default_cmake()
+    request = RunRequest(
+        root=root,
+        check_sources=not args.no_sources,
+        artifacts=tuple(args.artifacts),
+        cmake=cmake,
+        link_probe=args.link_probe or config.link_probe,
+        cmake_timeout=config.cmake_timeout,
+        selection=Selection(select, ignore),
+    )
+    try:
+        models = collect_models(request, manifest, Progress(), reader)
+    except ArtifactError as exc:
+        return _usage_error(str(exc))
+    diagnostics = lint(manifest, models, request.selection)
+    fail_on = Severity.parse(args.fail_on) if args.fail_on else config.fail_on
+    report = Report(tuple(diagnostics), fail_on, root.resolve())
+    text = reporter(args.format)(report)
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_CLEAN if report.passed else EXIT_FINDINGS
+
+
+def _display(path: Path, root: Path) -> str:
+    """Paths in reports are relative to the checked root when they are inside it."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _default_cmake() -> tuple[str, ...]:
+    found = shutil.which("cmake")
+    return (found,) if found else ()
+
+
+def _rules() -> int:
+    from shiplint.catalogue import catalogue
+    from shiplint.registry import RULES
+
+    docs = catalogue()
+    for rule in RULES:
+        doc = docs[rule.code]
+        print(f"{doc.code}  {doc.slug:<40} {doc.severity.value:<8} {doc.summary}")
+    return EXIT_CLEAN
+
+
+def _explain(code: str) -> int:
+    from shiplint.catalogue import catalogue, render_page
+
+    doc = catalogue().get(code.upper())
+    if doc is None:
+        return _usage_error(f"unknown rule code {code!r} (see `shiplint rules`)")
+    print(render_page(doc))
+    return EXIT_CLEAN
+
+
+def _validate(path: Path) -> int:
+    from shiplint.manifest.load import load_manifest
+
+    if not path.exists():
+        return _usage_error(f"{path}: no such file")
+    manifest = load_manifest(path)
+    print(
+        f"{path}: valid manifest for {manifest.name}: {len(manifest.libraries)} libraries, "
+        f"{len(manifest.components)} components, {len(manifest.aggregates)} aggregates"
+    )
+    return EXIT_CLEAN

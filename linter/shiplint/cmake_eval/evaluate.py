@@ -1,0 +1,380 @@
+"""Evaluate a package config with each configured CMake: one configure run per CMake.
+
+`evaluate_artifact` lays out an artifact's config (see layout.py);
+`evaluate_source` lays out the repository's config source for every platform the
+manifest describes. Each returns `ConfigEvaluation` models (one per CMake and
+platform), `AggregateAcrossRoutes` models comparing the routes, or a
+`MissingConfig` when an artifact holds no config to evaluate.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
+from shiplint.cmake_eval.compare import compare_routes, route_coverage
+from shiplint.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
+from shiplint.cmake_eval.model import (
+    AlternateConfig,
+    ComponentRequest,
+    ConfigEvaluation,
+    Failure,
+    ImportedTarget,
+    MissingConfig,
+    Mode,
+    ResolvedVariable,
+    ShippedLibrary,
+)
+from shiplint.cmake_eval.probe import ProbeFiles, write_probe
+from shiplint.cmake_eval.resolve import Resolver
+from shiplint.cmake_eval.results import (
+    PathMapper,
+    Raw,
+    cmake_list,
+    error_location,
+    first_error,
+    read_results,
+)
+from shiplint.cmake_eval.run import RunOutcome, configure
+from shiplint.diagnostics import Location
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
+
+# A component name no package defines: the request every config must refuse.
+ABSENT_COMPONENT = "shiplint_absent_component"
+
+_FALSE = {"", "0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"}
+
+
+def truthy(value: str) -> bool:
+    """CMake's if(<constant>) truth for a variable's value."""
+    upper = value.upper()
+    return upper not in _FALSE and not upper.endswith("-NOTFOUND")
+
+
+@dataclass(frozen=True)
+class _Input:
+    """What is being evaluated, known even when laying it out failed."""
+
+    mode: Mode
+    label: str
+    platform: Platform
+    config: Location
+    shipped: tuple[ShippedLibrary, ...]
+
+
+def _scratch() -> str | None:
+    """Where the temporary tree goes: memory-backed when the host has it.
+
+    An artifact's tree is thousands of empty placeholder files; on a loaded disk
+    creating and removing them costs seconds, in /dev/shm milliseconds.
+    """
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
+    """The platforms the manifest describes: its list, else every placement's selector.
+
+    An OS named both plainly and with an architecture (`linux`, `linux-x86_64`) is
+    evaluated with the architecture only: an arch-less platform matches every
+    arch-qualified placement too, so it would repeat the same evaluation.
+    """
+    if manifest.platforms:
+        return manifest.platforms
+    seen = {
+        Platform(p.selector.os, p.selector.arch)
+        for lib in manifest.libraries
+        for p in lib.placements
+    }
+    qualified = {p.os for p in seen if p.arch is not None}
+    kept = {p for p in seen if p.arch is not None or p.os not in qualified}
+    return tuple(sorted(kept, key=str))
+
+
+def evaluate_artifact(
+    tree: Tree, platform: Platform, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[object]:
+    member = find_config(manifest, tree.names())
+    if member is None:
+        return [MissingConfig(tree.label, platform, manifest.cmake.installed_config_dirs)]
+    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
+        work = Path(tmp)
+        layout = layout_artifact(tree, manifest, platform, member, work / "tree")
+        what = _Input(Mode.ARTIFACT, tree.label, platform, Location(f"{tree.label}!/{member}"), ())
+        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+    return [
+        *evaluations,
+        *compare_routes(manifest, evaluations),
+        *route_coverage(manifest, evaluations),
+    ]
+
+
+def evaluate_source(
+    repo: Path, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[object]:
+    models: list[object] = []
+    config = Location(manifest.cmake.config_source or manifest.path)
+    for platform in manifest_platforms(manifest):
+        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
+            work = Path(tmp)
+            layout = layout_source(repo, manifest, platform, work / "tree")
+            what = _Input(Mode.SOURCE, "source", platform, config, ())
+            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+        models.extend(evaluations)
+        models.extend(compare_routes(manifest, evaluations))
+        models.extend(route_coverage(manifest, evaluations))
+    return models
+
+
+def _evaluate_all(
+    layout: Layout | Failure,
+    what: _Input,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    work: Path,
+) -> list[ConfigEvaluation]:
+    if isinstance(layout, Layout):
+        what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
+    if not cmakes:
+        # Said, not skipped: no CMake means no route of the config was checked.
+        failure = Failure(
+            "cmake-unusable",
+            "no CMake binary is configured (--cmake, [tool.shiplint] cmake) and none is on PATH",
+            what.config,
+        )
+        return [_failed(what, "none", "none", None, failure)]
+
+    def one(index: int, path: str) -> ConfigEvaluation:
+        try:
+            cmake = identify(path)
+        except CMakeUnusable as exc:
+            failure = Failure(
+                "cmake-unusable", f"cannot use CMake {path}: {exc.reason}", what.config
+            )
+            return _failed(what, path, "unknown", None, failure)
+        route = manifest.cmake.route_for(cmake.version)
+        route_name = route.name if route else None
+        if isinstance(layout, Failure):
+            return _failed(what, path, cmake.version_text, route_name, layout)
+        return evaluate_once(
+            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}"
+        )
+
+    # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
+    # own directory; the placeholder tree is only read), results in the given order.
+    # Except when the probe generates the config into the tree first (a .cmake.in
+    # source through configure_package_config_file): every run writes that same file,
+    # and a run reading it while another rewrites it sees half a config.
+    writes_tree = isinstance(layout, Layout) and bool(layout.configure)
+    workers = 1 if writes_tree else max(1, min(len(cmakes), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, range(len(cmakes)), cmakes))
+
+
+def _failed(
+    what: _Input, cmake: str, version: str, route: str | None, failure: Failure
+) -> ConfigEvaluation:
+    return ConfigEvaluation(
+        mode=what.mode,
+        label=what.label,
+        platform=what.platform,
+        cmake=cmake,
+        cmake_version=version,
+        route=route,
+        config=what.config,
+        shipped=what.shipped,
+        failure=failure,
+        found=False,
+        not_found_message=None,
+        aggregates=(),
+        component_variables=(),
+        targets=(),
+        requests=(),
+        seconds=0.0,
+    )
+
+
+def probe_variables(manifest: Manifest) -> tuple[str, ...]:
+    package = manifest.cmake.package
+    names = [f"{package}_FOUND", f"{package}_NOT_FOUND_MESSAGE"]
+    names += [a.variable for a in manifest.aggregates]
+    names += [v.variable for v in manifest.component_variables]
+    return tuple(dict.fromkeys(names))
+
+
+def evaluate_once(
+    layout: Layout,
+    manifest: Manifest,
+    cmake: CMakeBinary,
+    configured_as: str,
+    route: str | None,
+    timeout: float,
+    work: Path,
+) -> ConfigEvaluation:
+    """One configure run of the probe against `layout`, read back into a model."""
+    shipped = {c for lib in layout.shipped for c in lib.components}
+    together = tuple(c.name for c in manifest.components if c.name in shipped)
+    alone = [(c.name,) for c in manifest.components if c.name not in shipped]
+    requests = [*([together] if together else []), *alone, (ABSENT_COMPONENT,)]
+    probe = write_probe(
+        work / "probe",
+        manifest.cmake.package,
+        layout.config_dir,
+        probe_variables(manifest),
+        requests,
+        layout.configure,
+        tuple(directory for _, directory in layout.alternates),
+    )
+    outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout)
+    mapper = PathMapper(layout.root)
+    main = read_results(probe.main_result, mapper)
+    package = manifest.cmake.package
+    present = frozenset(lib.member for lib in layout.shipped)
+    published = _published(main, manifest, layout.platform, present)
+    found = main.variables.get(f"{package}_FOUND", (False, ""))
+    message = main.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+    alternates = []
+    for (member, _), path in zip(layout.alternates, probe.alternate_results, strict=True):
+        raw = read_results(path, mapper)
+        if raw.present:
+            alternate_found = raw.variables.get(f"{package}_FOUND", (False, ""))
+            alternates.append(
+                AlternateConfig(
+                    Location(layout.display(member)),
+                    alternate_found[0] and truthy(alternate_found[1]),
+                    *_published(raw, manifest, layout.platform, present),
+                )
+            )
+    aggregates, component_variables, targets = published
+    return ConfigEvaluation(
+        mode=layout.mode,
+        label=layout.label,
+        platform=layout.platform,
+        cmake=configured_as,
+        cmake_version=cmake.version_text,
+        route=route,
+        config=layout.config_location,
+        shipped=layout.shipped,
+        failure=_failure(outcome, main, layout, mapper, probe, timeout),
+        found=found[0] and truthy(found[1]),
+        not_found_message=message or None,
+        aggregates=aggregates,
+        component_variables=component_variables,
+        targets=targets,
+        requests=_requests(probe, mapper, layout, package),
+        seconds=round(outcome.seconds, 3),
+        alternates=tuple(alternates),
+    )
+
+
+def _published(
+    raw: Raw, manifest: Manifest, platform: Platform, present: frozenset[str]
+) -> tuple[tuple[ResolvedVariable, ...], tuple[ResolvedVariable, ...], tuple[ImportedTarget, ...]]:
+    """The manifest's aggregates and component variables, resolved, and the targets."""
+    targets = _targets(raw, manifest)
+    resolver = Resolver(manifest, platform, targets, present)
+
+    def resolved(name: str) -> ResolvedVariable:
+        defined, value = raw.variables.get(name, (False, ""))
+        return ResolvedVariable(name, defined, resolver.resolve(cmake_list(value)))
+
+    return (
+        tuple(resolved(a.variable) for a in manifest.aggregates),
+        tuple(resolved(v.variable) for v in manifest.component_variables),
+        targets,
+    )
+
+
+def _targets(main: Raw, manifest: Manifest) -> tuple[ImportedTarget, ...]:
+    namespace = manifest.cmake.namespace
+    out: list[ImportedTarget] = []
+    for record in main.targets:
+        name = record["name"]
+        out.append(
+            ImportedTarget(
+                name=name,
+                type=record.get("TYPE", ""),
+                location=record.get("IMPORTED_LOCATION") or record.get("CONFIG_LOCATION") or None,
+                link_libraries=cmake_list(record.get("INTERFACE_LINK_LIBRARIES", "")),
+                link_options=cmake_list(record.get("INTERFACE_LINK_OPTIONS", "")),
+                component=name[len(namespace) :] if name.startswith(namespace) else None,
+            )
+        )
+    return tuple(sorted(out, key=lambda t: t.name))
+
+
+def _requests(
+    probe: ProbeFiles, mapper: PathMapper, layout: Layout, package: str
+) -> tuple[ComponentRequest, ...]:
+    shipped = {c for lib in layout.shipped for c in lib.components}
+    out: list[ComponentRequest] = []
+    for components, path in probe.request_results:
+        raw = read_results(path, mapper)
+        if not raw.present:
+            continue  # the run stopped before this request; the failure says why
+        found = raw.variables.get(f"{package}_FOUND", (False, ""))
+        message = raw.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+        fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
+        request_found = found[0] and truthy(found[1])
+        if len(components) == 1:
+            (component,) = components
+            out.append(
+                ComponentRequest(
+                    component=component,
+                    shipped=component in shipped,
+                    found=request_found,
+                    message=message or None,
+                    fatal=fatal or None,
+                )
+            )
+            continue
+        # Asked together: each component answers for itself through <pkg>_<c>_FOUND, and
+        # the request's message and any abort belong to the ones that were refused.
+        for component in components:
+            own = raw.variables.get(f"{package}_{component}_FOUND", (False, ""))
+            component_found = truthy(own[1]) if own[0] else request_found
+            out.append(
+                ComponentRequest(
+                    component=component,
+                    shipped=component in shipped,
+                    found=component_found,
+                    message=None if component_found else (message or None),
+                    fatal=None if component_found else (fatal or None),
+                )
+            )
+    return tuple(out)
+
+
+def _failure(
+    outcome: RunOutcome,
+    main: Raw,
+    layout: Layout,
+    mapper: PathMapper,
+    probe: ProbeFiles,
+    timeout: float,
+) -> Failure | None:
+    if outcome.timed_out:
+        return Failure(
+            "timeout",
+            f"configuring a consumer did not finish within {timeout:g} s and was stopped",
+            layout.config_location,
+        )
+    if outcome.returncode == 0 and main.present:
+        return None
+    error = first_error(outcome.stderr)
+    if error is None:
+        tail = mapper.text(outcome.stderr.strip())[-500:] or "no output"
+        return Failure(
+            "error", f"CMake exited with {outcome.returncode}: {tail}", layout.config_location
+        )
+    location = error_location(
+        error, mapper, probe.source_dir, layout.config_location, layout.display
+    )
+    return Failure("error", mapper.text(error.message), location)

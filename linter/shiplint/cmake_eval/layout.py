@@ -1,0 +1,232 @@
+"""Lay out the tree a config is evaluated against, in a temporary directory.
+
+From an artifact: the config files themselves (read from the archive) and an
+EMPTY placeholder for every other file under the package root, so globs, EXISTS
+tests and directory checks see what a consumer's machine would, without ever
+inflating a library. From the repository: the config source (configured by the
+probe when it is a `.cmake.in`) and placeholders synthesised from the manifest's
+placements and required directories for one platform.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from shiplint.artifacts.archive import MemberError
+from shiplint.cmake_eval.model import Failure, Mode, ShippedLibrary
+from shiplint.diagnostics import Location
+from shiplint.manifest.model import Library, Manifest
+from shiplint.platforms import Platform
+
+# A config and the files beside it are small; anything bigger is not a config.
+CONFIG_READ_LIMIT = 4 * 1024 * 1024
+
+
+class Tree(Protocol):
+    """What the probe needs of `shiplint.artifacts.archive.ArtifactTree`."""
+
+    label: str
+
+    def names(self) -> tuple[str, ...]: ...
+
+    def read(self, name: str, limit: int = ...) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class ConfigureIn:
+    """A `.cmake.in` source the probe configures (configure_package_config_file) before use."""
+
+    template: Path
+    output: Path
+    install_prefix: Path
+    install_destination: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    mode: Mode
+    label: str
+    platform: Platform
+    root: Path
+    config_dir: Path
+    # How findings name the config, and how a tree path maps back to what the user has.
+    config_location: Location
+    shipped: tuple[ShippedLibrary, ...]
+    configure: tuple[ConfigureIn, ...] = ()
+    # Other installed copies of the config: (member of the config file, its directory).
+    alternates: tuple[tuple[str, Path], ...] = ()
+    # Tree members that stand for a repository file (source mode): member -> repo path.
+    sources: tuple[tuple[str, str], ...] = ()
+
+    def display(self, member: str) -> str:
+        """How a finding names a file of the tree."""
+        for tree_member, repo_path in self.sources:
+            if tree_member == member:
+                return repo_path
+        if self.mode is Mode.ARTIFACT:
+            return f"{self.label}!/{member}"
+        return member
+
+
+def config_file_names(package: str) -> tuple[str, ...]:
+    """The names find_package(CONFIG) looks for, in its order."""
+    return (f"{package}Config.cmake", f"{package.lower()}-config.cmake")
+
+
+def shipped_libraries(
+    manifest: Manifest, platform: Platform, names: tuple[str, ...]
+) -> tuple[ShippedLibrary, ...]:
+    """The manifest libraries whose placement on `platform` matches a member."""
+    return tuple(
+        ShippedLibrary(lib.name, member, lib.owns.components)
+        for lib in manifest.libraries
+        for member in lib.members(platform, names)
+    )
+
+
+def _under(name: str, directory: str) -> bool:
+    return directory in ("", ".") or name.startswith(directory.rstrip("/") + "/")
+
+
+def find_configs(manifest: Manifest, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The config file of each installed config directory that holds one, in manifest order."""
+    present = set(names)
+    found: list[str] = []
+    for directory in manifest.cmake.installed_config_dirs:
+        for file_name in config_file_names(manifest.cmake.package):
+            member = posixpath.join(directory, file_name)
+            if member in present:
+                found.append(member)
+                break
+    return tuple(found)
+
+
+def find_config(manifest: Manifest, names: tuple[str, ...]) -> str | None:
+    """The member of the first installed config directory that holds the config file."""
+    configs = find_configs(manifest, names)
+    return configs[0] if configs else None
+
+
+def layout_artifact(
+    tree: Tree, manifest: Manifest, platform: Platform, config_member: str, dest: Path
+) -> Layout | Failure:
+    """The artifact's package as placeholders; its `.cmake` files (the config, its version
+    file, and any module it includes from elsewhere in the package) are real."""
+    names = tree.names()
+    config_dir = posixpath.dirname(config_member)
+    root_dir = manifest.cmake.package_root
+    inside = [n for n in names if _under(n, root_dir) or n.startswith(config_dir + "/")]
+    # Thousands of placeholders (a wheel's headers): plain os calls, each directory made
+    # once, keep this a few milliseconds instead of a fifth of the evaluation.
+    base = str(dest)
+    for directory in sorted({posixpath.dirname(n) for n in inside}):
+        os.makedirs(os.path.join(base, directory), exist_ok=True)
+    for name in inside:
+        target = os.path.join(base, name)
+        if name.endswith(".cmake"):
+            try:
+                data = tree.read(name, CONFIG_READ_LIMIT)
+            except MemberError as exc:
+                return Failure(
+                    "error", f"cannot read {name}: {exc}", Location(f"{tree.label}!/{name}")
+                )
+            with open(target, "wb") as stream:
+                stream.write(data)
+        else:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    return Layout(
+        mode=Mode.ARTIFACT,
+        label=tree.label,
+        platform=platform,
+        root=dest,
+        config_dir=dest / config_dir,
+        config_location=Location(f"{tree.label}!/{config_member}"),
+        shipped=shipped_libraries(manifest, platform, names),
+        alternates=tuple(
+            (member, dest / posixpath.dirname(member))
+            for member in find_configs(manifest, names)
+            if member != config_member
+        ),
+    )
+
+
+def placeholder_name(pattern: str) -> str:
+    """A file name that matches the glob `pattern` (`_C.*.so` -> `_C.shiplint.so`)."""
+    name = re.sub(r"\[!?([^\]])[^\]]*\]", r"\1", pattern)
+    return name.replace("*", "shiplint").replace("?", "x")
+
+
+def _placed(lib: Library, platform: Platform) -> str | None:
+    placement = lib.placement_for(platform)
+    pattern = lib.file_pattern(platform)
+    if placement is None or pattern is None:
+        return None
+    return posixpath.join(placement.directory, placeholder_name(pattern))
+
+
+def layout_source(
+    repo: Path, manifest: Manifest, platform: Platform, dest: Path
+) -> Layout | Failure:
+    """The config source installed into a tree synthesised from the manifest for `platform`."""
+    cmake = manifest.cmake
+    if cmake.config_source is None:
+        return Failure(
+            "error", "the manifest names no cmake.config_source", Location(manifest.path)
+        )
+    config_dir = cmake.installed_config_dirs[0]
+    members: list[str] = []
+    for lib in manifest.libraries:
+        member = _placed(lib, platform)
+        if member is not None:
+            members.append(member)
+            (dest / member).parent.mkdir(parents=True, exist_ok=True)
+            (dest / member).touch()
+    for required in cmake.required_dirs:
+        (dest / cmake.package_root / required).mkdir(parents=True, exist_ok=True)
+    (dest / config_dir).mkdir(parents=True, exist_ok=True)
+
+    configure: list[ConfigureIn] = []
+    sources: list[tuple[str, str]] = []
+    templates = dest.parent / "templates"
+    templates.mkdir(parents=True, exist_ok=True)
+    for repo_path in (cmake.config_source, *cmake.config_source_extras):
+        source = repo / repo_path
+        if not source.is_file():
+            return Failure(
+                "error",
+                f"the config source {repo_path} named by the manifest does not exist",
+                Location(manifest.path),
+            )
+        installed = posixpath.basename(repo_path).removesuffix(".in")
+        member = posixpath.join(config_dir, installed)
+        sources.append((member, repo_path))
+        if repo_path.endswith(".in"):
+            template = templates / posixpath.basename(repo_path)
+            shutil.copyfile(source, template)
+            configure.append(
+                ConfigureIn(
+                    template=template,
+                    output=dest / member,
+                    install_prefix=dest / cmake.package_root,
+                    install_destination=posixpath.relpath(config_dir, cmake.package_root),
+                )
+            )
+        else:
+            shutil.copyfile(source, dest / member)
+    return Layout(
+        mode=Mode.SOURCE,
+        label="source",
+        platform=platform,
+        root=dest,
+        config_dir=dest / config_dir,
+        config_location=Location(cmake.config_source),
+        shipped=shipped_libraries(manifest, platform, tuple(members)),
+        configure=tuple(configure),
+        sources=tuple(sources),
+    )

@@ -1,0 +1,217 @@
+"""What a package config published when real CMake evaluated it: the models SL1xx rules read.
+
+Produced by `shiplint.cmake_eval.evaluate`; paths are already mapped back from the
+temporary tree to members of the artifact (or files of the repository), and every
+aggregate entry is already resolved to the component it carries, so a rule only
+compares these facts with the manifest.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from shiplint.diagnostics import Location
+from shiplint.platforms import Platform
+
+
+class Mode(enum.Enum):
+    ARTIFACT = "artifact"
+    SOURCE = "source"
+
+
+class EntryKind(enum.Enum):
+    TARGET = "target"  # an imported target name (executorch::etdump)
+    PATH = "path"  # a library file, possibly wrapped in retention options
+    OPTION = "option"  # a bare linker option (-Wl,--no-as-needed)
+    OTHER = "other"  # anything else (a bare name, a generator expression)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item of a variable's list, resolved back to what it carries."""
+
+    raw: str
+    kind: EntryKind
+    # The manifest component it carries, when one could be determined.
+    component: str | None = None
+    # The manifest library it names (by path or through the target's location).
+    library: str | None = None
+    # The library file it names, as a member path of the evaluated tree.
+    path: str | None = None
+    # Kept on the link line by --no-as-needed (wrapped, or inside a no-as-needed span).
+    retained: bool = False
+
+
+@dataclass(frozen=True)
+class ResolvedVariable:
+    variable: str
+    defined: bool
+    entries: tuple[Entry, ...]
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        """The distinct components the variable carries, in order."""
+        seen: dict[str, None] = {}
+        for entry in self.entries:
+            if entry.component is not None:
+                seen.setdefault(entry.component, None)
+        return tuple(seen)
+
+    @property
+    def text(self) -> str:
+        return ";".join(e.raw for e in self.entries)
+
+
+@dataclass(frozen=True)
+class ImportedTarget:
+    name: str
+    type: str
+    # IMPORTED_LOCATION (or the first IMPORTED_LOCATION_<CONFIG>), as a member path
+    # when it lies inside the evaluated tree, else verbatim.
+    location: str | None
+    link_libraries: tuple[str, ...]
+    link_options: tuple[str, ...]
+    # The manifest component this target is named after (namespace + component).
+    component: str | None = None
+
+
+@dataclass(frozen=True)
+class ComponentRequest:
+    """`find_package(<pkg> CONFIG COMPONENTS <component>)`, each in its own directory scope."""
+
+    component: str
+    # Whether the component's library is in the evaluated tree.
+    shipped: bool
+    found: bool
+    message: str | None
+    # A FATAL_ERROR/SEND_ERROR the config raised while answering (recorded, not fatal).
+    fatal: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        """A REQUIRED request would fail: not found, or the config raised an error."""
+        return not self.found or self.fatal is not None
+
+
+@dataclass(frozen=True)
+class ShippedLibrary:
+    """A manifest library present in the evaluated tree."""
+
+    library: str
+    member: str
+    components: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The evaluation did not complete: CMake's own message and where it points."""
+
+    kind: str  # "error" | "timeout" | "cmake-unusable"
+    message: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class AlternateConfig:
+    """The same package's config installed in another directory of the artifact."""
+
+    config: Location
+    found: bool
+    aggregates: tuple[ResolvedVariable, ...]
+    component_variables: tuple[ResolvedVariable, ...]
+    targets: tuple[ImportedTarget, ...]
+
+
+@dataclass(frozen=True)
+class ConfigEvaluation:
+    """One configure run of the probe: one config, one platform, one CMake."""
+
+    mode: Mode
+    # The artifact's file name, or `source` for the repository's config.
+    label: str
+    platform: Platform
+    cmake: str
+    cmake_version: str
+    # The manifest route this CMake version falls in (None when no route covers it).
+    route: str | None
+    # Where the evaluated config is: `<artifact>!/<member>` or the repo-relative source.
+    config: Location
+    shipped: tuple[ShippedLibrary, ...]
+    failure: Failure | None
+    found: bool
+    not_found_message: str | None
+    aggregates: tuple[ResolvedVariable, ...]
+    component_variables: tuple[ResolvedVariable, ...]
+    targets: tuple[ImportedTarget, ...]
+    requests: tuple[ComponentRequest, ...]
+    # Seconds the configure run took (wall clock).
+    seconds: float
+    # The other installed copies of the config, evaluated in the same run.
+    alternates: tuple[AlternateConfig, ...] = ()
+
+    @property
+    def artifact(self) -> str | None:
+        return self.label if self.mode is Mode.ARTIFACT else None
+
+    def variable(self, name: str) -> ResolvedVariable | None:
+        return next(
+            (v for v in (*self.aggregates, *self.component_variables) if v.variable == name),
+            None,
+        )
+
+    def target(self, name: str) -> ImportedTarget | None:
+        return next((t for t in self.targets if t.name == name), None)
+
+    def shipped_components(self) -> tuple[str, ...]:
+        return tuple(c for lib in self.shipped for c in lib.components)
+
+
+@dataclass(frozen=True)
+class RouteView:
+    route: str
+    cmake_version: str
+    components: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AggregateAcrossRoutes:
+    """One aggregate of one evaluated config, as each CMake route published it."""
+
+    mode: Mode
+    label: str
+    platform: Platform
+    variable: str
+    config: Location
+    views: tuple[RouteView, ...]
+
+    @property
+    def artifact(self) -> str | None:
+        return self.label if self.mode is Mode.ARTIFACT else None
+
+
+@dataclass(frozen=True)
+class MissingConfig:
+    """An artifact in which none of the manifest's installed config directories holds a config."""
+
+    label: str
+    platform: Platform
+    searched: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RouteCoverage:
+    """Which of the manifest's CMake routes one evaluated config was evaluated on."""
+
+    mode: Mode
+    label: str
+    platform: Platform
+    config: Location
+    # (route, CMake version) of each evaluation that ran to the end.
+    evaluated: tuple[tuple[str, str], ...]
+    # Manifest routes no configured CMake falls in.
+    missing: tuple[str, ...]
+
+    @property
+    def artifact(self) -> str | None:
+        return self.label if self.mode is Mode.ARTIFACT else None

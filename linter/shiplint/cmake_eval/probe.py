@@ -1,0 +1,228 @@
+"""Generate the probe: a consumer project that finds the package and writes what it published.
+
+One configure run answers everything. The plain `find_package(<pkg> CONFIG)` runs
+in its own subdirectory, and each component request
+`find_package(<pkg> CONFIG COMPONENTS <c>...)` in a sibling subdirectory: imported
+targets and variables are directory-scoped, so every request sees a fresh
+evaluation, as a consumer's first call would, and targets never collide.
+
+The components the artifact ships are asked for together, in one request (each
+answers through `<pkg>_<c>_FOUND`); every component it does not ship is asked for
+alone, because the config's not-found message can name only one. Each request
+re-runs the whole config, commands included, so this keeps a run's cost to one
+evaluation per absent component instead of one per component.
+
+When the artifact installs the config in more than one place (ExecuTorch:
+`share/cmake` and `lib/cmake/executorch`), each other copy is evaluated the same
+way in an `alternate_<i>` subdirectory of the same run.
+
+Requests are not REQUIRED on purpose. Listing a component under COMPONENTS
+already sets `<pkg>_FIND_REQUIRED_<c>`, so the config takes its required-component
+path and sets `<pkg>_FOUND`/`<pkg>_NOT_FOUND_MESSAGE`; REQUIRED would only make
+find_package turn that answer into a fatal error, which ends the configure run
+and loses every later answer. A config that raises FATAL_ERROR/SEND_ERROR itself
+while answering a request is recorded through a `message()` override that is
+defined only after the plain evaluation (so that evaluation's errors keep CMake's
+own message and location) and that then lets the config continue.
+
+Results are written as JSON lines by CMake (`file(APPEND)` with hand-escaped
+strings, so nothing newer than the 3.21 the probe needs for IMPORTED_TARGETS);
+nothing is scraped from messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from shiplint.cmake_eval.layout import ConfigureIn
+
+_HELPERS = r"""
+function(_shiplint_q _shiplint_out _shiplint_value)
+  string(REPLACE "\\" "\\\\" _shiplint_value "${_shiplint_value}")
+  string(REPLACE "\"" "\\\"" _shiplint_value "${_shiplint_value}")
+  string(REPLACE "\n" "\\n" _shiplint_value "${_shiplint_value}")
+  string(REPLACE "\r" "\\r" _shiplint_value "${_shiplint_value}")
+  string(REPLACE "\t" "\\t" _shiplint_value "${_shiplint_value}")
+  set(${_shiplint_out} "\"${_shiplint_value}\"" PARENT_SCOPE)
+endfunction()
+
+function(_shiplint_var _shiplint_file _shiplint_name)
+  if(DEFINED ${_shiplint_name})
+    _shiplint_q(_shiplint_v "${${_shiplint_name}}")
+    set(_shiplint_d true)
+  else()
+    set(_shiplint_v "\"\"")
+    set(_shiplint_d false)
+  endif()
+  file(APPEND "${_shiplint_file}"
+    "{\"k\":\"var\",\"name\":\"${_shiplint_name}\",\"defined\":${_shiplint_d},\"value\":${_shiplint_v}}\n")
+endfunction()
+
+function(_shiplint_prop _shiplint_out _shiplint_target _shiplint_property)
+  get_target_property(_shiplint_v "${_shiplint_target}" ${_shiplint_property})
+  if("${_shiplint_v}" MATCHES "-NOTFOUND$")
+    set(_shiplint_v "")
+  endif()
+  set(${_shiplint_out} "${_shiplint_v}" PARENT_SCOPE)
+endfunction()
+
+function(_shiplint_targets _shiplint_file)
+  get_property(_shiplint_all DIRECTORY PROPERTY IMPORTED_TARGETS)
+  foreach(_shiplint_t IN LISTS _shiplint_all)
+    set(_shiplint_line "{\"k\":\"target\"")
+    _shiplint_q(_shiplint_v "${_shiplint_t}")
+    string(APPEND _shiplint_line ",\"name\":${_shiplint_v}")
+    foreach(_shiplint_p TYPE IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_CONFIGURATIONS
+                        INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS)
+      _shiplint_prop(_shiplint_raw "${_shiplint_t}" ${_shiplint_p})
+      _shiplint_q(_shiplint_v "${_shiplint_raw}")
+      string(APPEND _shiplint_line ",\"${_shiplint_p}\":${_shiplint_v}")
+    endforeach()
+    # A location given per configuration only (IMPORTED_LOCATION_RELEASE), the
+    # form install(EXPORT) writes: the first configuration's stands for it.
+    _shiplint_prop(_shiplint_configs "${_shiplint_t}" IMPORTED_CONFIGURATIONS)
+    set(_shiplint_config_location "")
+    foreach(_shiplint_c IN LISTS _shiplint_configs)
+      string(TOUPPER "${_shiplint_c}" _shiplint_c)
+      _shiplint_prop(_shiplint_raw "${_shiplint_t}" IMPORTED_LOCATION_${_shiplint_c})
+      if(_shiplint_raw)
+        set(_shiplint_config_location "${_shiplint_raw}")
+        break()
+      endif()
+    endforeach()
+    _shiplint_q(_shiplint_v "${_shiplint_config_location}")
+    string(APPEND _shiplint_line ",\"CONFIG_LOCATION\":${_shiplint_v}}\n")
+    file(APPEND "${_shiplint_file}" "${_shiplint_line}")
+  endforeach()
+endfunction()
+"""
+
+_MESSAGE_OVERRIDE = r"""
+# Defined after the plain evaluation on purpose (see cmake_eval/probe.py).
+function(message _shiplint_mode)
+  if(DEFINED _SHIPLINT_REQUEST AND (_shiplint_mode STREQUAL "FATAL_ERROR"
+                                    OR _shiplint_mode STREQUAL "SEND_ERROR"))
+    get_property(_shiplint_seen GLOBAL PROPERTY "_shiplint_fatal_${_SHIPLINT_REQUEST}" SET)
+    if(NOT _shiplint_seen)
+      string(JOIN "" _shiplint_text ${ARGN})
+      set_property(GLOBAL PROPERTY "_shiplint_fatal_${_SHIPLINT_REQUEST}" "${_shiplint_text}")
+    endif()
+    return()
+  endif()
+  _message(${ARGV})
+endfunction()
+"""
+
+
+@dataclass(frozen=True)
+class ProbeFiles:
+    source_dir: Path
+    main_result: Path
+    # Each request's components (one request may ask for several) and its results file.
+    request_results: tuple[tuple[tuple[str, ...], Path], ...]
+    alternate_results: tuple[Path, ...] = ()
+
+
+def _bracket(text: str) -> str:
+    """A CMake bracket argument holding `text` verbatim (paths with spaces, quotes, `;`)."""
+    level = 1
+    while f"]{'=' * level}]" in text:
+        level += 1
+    eq = "=" * level
+    return f"[{eq}[{text}]{eq}]"
+
+
+def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str:
+    parts = [package, "CONFIG"]
+    if components:
+        parts += ["COMPONENTS", *components]
+    parts += ["PATHS", _bracket(str(config_dir)), "NO_DEFAULT_PATH"]
+    # find_package caches <pkg>_DIR and then ignores PATHS: forget the previous answer,
+    # so each call evaluates the config directory it names.
+    forget = f"unset({package}_DIR CACHE)\nunset({package}_DIR)\n"
+    return f"{forget}find_package({' '.join(parts)})\n"
+
+
+def _dump(package: str, config_dir: Path, result: Path, variables: Sequence[str]) -> str:
+    out = _bracket(str(result))
+    return "".join(
+        [
+            _find(package, config_dir),
+            *(f"_shiplint_var({out} {_bracket(v)})\n" for v in variables),
+            f"_shiplint_targets({out})\n",
+        ]
+    )
+
+
+def write_probe(
+    directory: Path,
+    package: str,
+    config_dir: Path,
+    variables: Sequence[str],
+    requests: Sequence[tuple[str, ...]],
+    configure: Sequence[ConfigureIn] = (),
+    alternates: Sequence[Path] = (),
+) -> ProbeFiles:
+    """Write the probe project under `directory` and say where its results will appear."""
+    directory.mkdir(parents=True, exist_ok=True)
+    results = directory / "results"
+    results.mkdir(exist_ok=True)
+    top = [
+        # 3.21: the IMPORTED_TARGETS directory property; an older CMake fails here, loudly.
+        "cmake_minimum_required(VERSION 3.21)\n",
+        "project(shiplint_probe NONE)\n",
+        _HELPERS,
+    ]
+    if configure:
+        top.append("include(CMakePackageConfigHelpers)\n")
+    for item in configure:
+        top.append(
+            "configure_package_config_file("
+            f"{_bracket(str(item.template))} {_bracket(str(item.output))} "
+            f"INSTALL_DESTINATION {_bracket(item.install_destination)} "
+            f"INSTALL_PREFIX {_bracket(str(item.install_prefix))})\n"
+        )
+    main_result = results / "main.jsonl"
+    (directory / "main").mkdir(exist_ok=True)
+    (directory / "main" / "CMakeLists.txt").write_text(
+        _dump(package, config_dir, main_result, variables), encoding="utf-8"
+    )
+    top.append("add_subdirectory(main)\n")
+    # The same package installed elsewhere in the artifact, evaluated the same way.
+    alternate_results: list[Path] = []
+    for index, alternate in enumerate(alternates):
+        sub = f"alternate_{index}"
+        result = results / f"{sub}.jsonl"
+        alternate_results.append(result)
+        (directory / sub).mkdir(exist_ok=True)
+        (directory / sub / "CMakeLists.txt").write_text(
+            _dump(package, alternate, result, variables), encoding="utf-8"
+        )
+        top.append(f"add_subdirectory({sub})\n")
+    top.append(_MESSAGE_OVERRIDE)
+
+    request_results: list[tuple[tuple[str, ...], Path]] = []
+    for index, components in enumerate(requests):
+        sub = f"request_{index}"
+        result = results / f"{sub}.jsonl"
+        request_results.append((components, result))
+        out = _bracket(str(result))
+        body = [
+            f"set(_SHIPLINT_REQUEST {index})\n",
+            _find(package, config_dir, components),
+            f"_shiplint_var({out} {_bracket(package + '_FOUND')})\n",
+            f"_shiplint_var({out} {_bracket(package + '_NOT_FOUND_MESSAGE')})\n",
+            *(
+                f"_shiplint_var({out} {_bracket(f'{package}_{component}_FOUND')})\n"
+                for component in components
+            ),
+            f'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_{index}")\n',
+            f"_shiplint_var({out} _shiplint_fatal)\n",
+        ]
+        (directory / sub).mkdir(exist_ok=True)
+        (directory / sub / "CMakeLists.txt").write_text("".join(body), encoding="utf-8")
+        top.append(f"add_subdirectory({sub})\n")
+    (directory / "CMakeLists.txt").write_text("".join(top), encoding="utf-8")
+    return ProbeFiles(directory, main_result, tuple(request_results), tuple(alternate_results))

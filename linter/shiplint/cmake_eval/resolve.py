@@ -1,0 +1,133 @@
+"""Resolve each item a config published back to the manifest component it carries.
+
+An item is an imported target (`executorch::etdump`), a library path, a path
+wrapped in retention options (`-Wl,--push-state,--no-as-needed,<path>,--pop-state`,
+or `LINKER:` spelling), or a path inside a `--no-as-needed` span opened and closed
+by separate items. Paths are matched to libraries by the manifest's file pattern
+for the evaluated platform.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from shiplint.cmake_eval.model import Entry, EntryKind, ImportedTarget
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
+
+_LIBRARY_FILE = re.compile(r"\.(so(\.\d+)*|dylib|dll|lib|a|tbd)$")
+_OPTION_PREFIXES = ("-Wl,", "LINKER:", "SHELL:")
+
+
+@dataclass(frozen=True)
+class Resolver:
+    manifest: Manifest
+    platform: Platform
+    targets: tuple[ImportedTarget, ...]
+    # Member paths of the libraries present in the evaluated tree: a path naming a file
+    # that is not there carries nothing, whatever its name.
+    present: frozenset[str]
+
+    def library_of(self, path: str) -> tuple[str | None, str | None]:
+        """(library, component) of a library file, by the manifest's pattern for the platform."""
+        if path not in self.present:
+            return None, None
+        name = posixpath.basename(path)
+        for lib in self.manifest.libraries:
+            if lib.matches_file(self.platform, name):
+                component = lib.owns.components[0] if lib.owns.components else None
+                return lib.name, component
+        return None, None
+
+    def component_of_target(self, name: str) -> str | None:
+        namespace = self.manifest.cmake.namespace
+        if name.startswith(namespace):
+            return name[len(namespace) :]
+        target = next((t for t in self.targets if t.name == name), None)
+        if target is not None and target.location:
+            return self.library_of(target.location)[1]
+        return None
+
+    def target_entry(self, item: str) -> Entry:
+        component = self.component_of_target(item)
+        target = next((t for t in self.targets if t.name == item), None)
+        library = path = None
+        retained = False
+        if target is not None:
+            path = target.location
+            if path:
+                library = self.library_of(path)[0]
+            retained = retains(target.link_options, path)
+        elif component is not None:
+            owner = self.manifest.owner_of(component)
+            library = owner.name if owner else None
+        return Entry(item, EntryKind.TARGET, component, library, path, retained)
+
+    def resolve(self, items: Iterable[str]) -> tuple[Entry, ...]:
+        entries: list[Entry] = []
+        # Inside a `--no-as-needed` span opened by a separate option item.
+        span = False
+        target_names = {t.name for t in self.targets}
+        for item in items:
+            if item in target_names or item.startswith(self.manifest.cmake.namespace):
+                entries.append(self.target_entry(item))
+                continue
+            if item.startswith("-") or item.startswith(_OPTION_PREFIXES):
+                entry, span = self._option(item, span)
+                entries.append(entry)
+                continue
+            if "/" in item or _LIBRARY_FILE.search(item):
+                library, component = self.library_of(item)
+                entries.append(Entry(item, EntryKind.PATH, component, library, item, span))
+                continue
+            entries.append(Entry(item, EntryKind.OTHER))
+        return tuple(entries)
+
+    def _option(self, item: str, span: bool) -> tuple[Entry, bool]:
+        parts = _option_parts(item)
+        state = span
+        for part in parts:
+            if part == "--no-as-needed":
+                state = True
+            elif part in ("--as-needed", "--pop-state"):
+                state = span if part == "--pop-state" else False
+            elif "/" in part or _LIBRARY_FILE.search(part):
+                library, component = self.library_of(part)
+                return Entry(item, EntryKind.PATH, component, library, part, state), span
+        # An option naming no library changes the span for the items after it.
+        if "--no-as-needed" in parts and "--pop-state" not in parts:
+            span = True
+        elif "--as-needed" in parts or "--pop-state" in parts:
+            span = False
+        return Entry(item, EntryKind.OPTION), span
+
+
+def _option_parts(item: str) -> list[str]:
+    for prefix in _OPTION_PREFIXES:
+        if item.startswith(prefix):
+            return [p for p in item[len(prefix) :].split(",") if p]
+    return [item]
+
+
+def retains(options: Iterable[str], location: str | None) -> bool:
+    """True when the link options keep `location` on the link line under --as-needed.
+
+    Either a `--no-as-needed` option naming this very library (the scoped
+    push-state form), or one that names no library at all (it then applies to
+    everything after it, this library included).
+    """
+    for option in options:
+        parts = _option_parts(option)
+        if "--no-as-needed" not in parts:
+            continue
+        paths = [p for p in parts if "/" in p or _LIBRARY_FILE.search(p)]
+        if not paths:
+            return True
+        if location is not None and any(
+            posixpath.basename(p) == posixpath.basename(location) for p in paths
+        ):
+            return True
+    return False

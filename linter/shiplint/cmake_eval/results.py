@@ -1,0 +1,132 @@
+"""Read what the probe wrote (JSON lines) and, when the run failed, CMake's own error.
+
+Paths inside the temporary tree are turned back into member paths, so models
+never carry a temporary directory name.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shiplint.diagnostics import Location
+
+# "CMake Error at <file>:<line> (<command>):" then the message indented by two spaces.
+_ERROR = re.compile(
+    r"^CMake Error(?: at (?P<file>.+?):(?P<line>\d+)(?: \((?P<cmd>[^)]*)\))?)?:[ \t]*\n?"
+    r"(?P<body>(?:[ \t]*\n|  .*\n?)*)",
+    re.MULTILINE,
+)
+
+
+@dataclass
+class Raw:
+    """The probe's answer for one subdirectory, before resolution."""
+
+    variables: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    targets: list[dict[str, str]] = field(default_factory=list)
+    present: bool = False
+
+
+class PathMapper:
+    """Turns absolute paths in the temporary tree back into member paths."""
+
+    def __init__(self, root: Path) -> None:
+        prefixes = {str(root), str(root.resolve())}
+        self._prefixes = sorted((p.rstrip("/") + "/" for p in prefixes), key=len, reverse=True)
+
+    def member(self, path: str) -> str | None:
+        for prefix in self._prefixes:
+            if path.startswith(prefix):
+                return path[len(prefix) :]
+        return None
+
+    def text(self, text: str) -> str:
+        """`text` with every tree path made a normalised member path."""
+        for prefix in self._prefixes:
+            pattern = re.escape(prefix) + r"([^,;\"\s]*)"
+            text = re.sub(pattern, lambda m: posixpath.normpath(m.group(1) or "."), text)
+        return text
+
+
+def read_results(path: Path, mapper: PathMapper) -> Raw:
+    raw = Raw()
+    if not path.is_file():
+        return raw
+    raw.present = True
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        # strict=False: a config may put control characters in a value.
+        record: dict[str, Any] = json.loads(line, strict=False)
+        if record["k"] == "var":
+            raw.variables[record["name"]] = (bool(record["defined"]), mapper.text(record["value"]))
+        elif record["k"] == "target":
+            raw.targets.append({k: mapper.text(str(v)) for k, v in record.items() if k != "k"})
+    return raw
+
+
+def cmake_list(value: str) -> tuple[str, ...]:
+    """A CMake list's items (`;`-separated, `\\;` kept), empty items dropped as CMake does."""
+    items: list[str] = []
+    current = ""
+    depth = 0
+    index = 0
+    while index < len(value):
+        char = value[index]
+        if char == "\\" and value[index + 1 : index + 2] == ";":
+            current += ";"
+            index += 2
+            continue
+        # A generator expression's `;` does not split ($<...;...>).
+        if value.startswith("$<", index):
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        if char == ";" and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += char
+        index += 1
+    items.append(current)
+    return tuple(i for i in items if i)
+
+
+@dataclass(frozen=True)
+class CMakeError:
+    message: str
+    file: str | None
+    line: int | None
+
+
+def first_error(stderr: str) -> CMakeError | None:
+    match = _ERROR.search(stderr)
+    if match is None:
+        return None
+    body = " ".join(part.strip() for part in match.group("body").splitlines() if part.strip())
+    line = match.group("line")
+    return CMakeError(body or "(no message)", match.group("file"), int(line) if line else None)
+
+
+def error_location(
+    error: CMakeError,
+    mapper: PathMapper,
+    probe: Path,
+    fallback: Location,
+    display: Callable[[str], str],
+) -> Location:
+    """Where the error points, as the user sees the file (member or repo path)."""
+    if error.file is None:
+        return fallback
+    absolute = error.file if error.file.startswith("/") else str(probe / error.file)
+    member = mapper.member(absolute)
+    if member is None:
+        # The probe's own find_package call: the config is what failed.
+        return fallback
+    return Location(display(member), error.line)

@@ -1,0 +1,101 @@
+"""Run the registered rules over the models of one run. Never prints, never exits."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from shiplint.catalogue import rule_doc
+from shiplint.diagnostics import Diagnostic, Finding
+from shiplint.engine_models import RuleCrash, WaiverUsage
+from shiplint.manifest.model import Manifest, Waiver
+from shiplint.registry import RULES
+from shiplint.rule import Rule
+from shiplint.selection import ALL, Selection
+
+__all__ = ["Selection", "lint", "stamp"]
+
+
+def stamp(code: str, finding: Finding) -> Diagnostic:
+    doc = rule_doc(code)
+    return Diagnostic(
+        code=code,
+        slug=doc.slug,
+        severity=doc.severity,
+        message=finding.message,
+        location=finding.location,
+        subject=finding.subject,
+        hint=finding.hint,
+    )
+
+
+def _run(rule: Rule[object], manifest: Manifest, model: object) -> Iterable[Diagnostic]:
+    try:
+        findings = list(rule.run(manifest, model))
+    except Exception as exc:  # a rule bug must not hide every other finding
+        crash = RuleCrash(rule.code, f"{type(exc).__name__}: {exc}", _last_frame(exc))
+        yield from _run_crash_rules(manifest, crash)
+        return
+    for finding in findings:
+        yield stamp(rule.code, finding)
+
+
+def _last_frame(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "<unknown>"
+    last = frames[-1]
+    return f"{last.filename}:{last.lineno}"
+
+
+def _run_crash_rules(manifest: Manifest, crash: RuleCrash) -> Iterable[Diagnostic]:
+    for rule in RULES:
+        if rule.model is RuleCrash:
+            for finding in rule.run(manifest, crash):
+                yield stamp(rule.code, finding)
+
+
+def _waive(waivers: Sequence[Waiver], diagnostic: Diagnostic) -> tuple[Diagnostic, Waiver | None]:
+    for waiver in waivers:
+        if diagnostic.code.startswith(waiver.rule) and diagnostic.subject.matches(
+            waiver.subject_pattern()
+        ):
+            return replace(diagnostic, waived=waiver.reason), waiver
+    return diagnostic, None
+
+
+def lint(
+    manifest: Manifest, models: Sequence[object], selection: Selection = ALL
+) -> list[Diagnostic]:
+    """Every diagnostic the enabled rules report on `models`, waivers applied, sorted."""
+    diagnostics: list[Diagnostic] = []
+    ran: set[str] = set()
+    for rule in RULES:
+        if rule.model in (WaiverUsage, RuleCrash) or not selection.enabled(rule.code):
+            continue
+        for model in models:
+            if isinstance(model, rule.model):
+                ran.add(rule.code)
+                diagnostics.extend(_run(rule, manifest, model))
+
+    used: set[int] = set()
+    waived: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        result, waiver = _waive(manifest.waivers, diagnostic)
+        if waiver is not None:
+            used.add(id(waiver))
+        waived.append(result)
+
+    # A waiver is unused only when a rule it could match actually ran: a
+    # sources-only pre-commit run must not call every artifact waiver stale.
+    unused = tuple(
+        w
+        for w in manifest.waivers
+        if id(w) not in used and any(code.startswith(w.rule) for code in ran)
+    )
+    usage = WaiverUsage(unused)
+    for rule in RULES:
+        if rule.model is WaiverUsage and selection.enabled(rule.code):
+            waived.extend(_run(rule, manifest, usage))
+    return sorted(waived, key=Diagnostic.sort_key)

@@ -1,0 +1,138 @@
+"""What the link probe observed: the models the SL5xx rules read.
+
+Produced by `shiplint.link_probe.probe`. Every fact is about one artifact, one
+CMake and one consumer; library names are already resolved to manifest
+libraries, so a rule only compares these facts with the manifest.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from shiplint.diagnostics import Location
+
+
+class ConsumerKind(enum.Enum):
+    # find_package(<pkg> CONFIG) and nothing else: which targets this CMake publishes.
+    DISCOVERY = "discovery"
+    # find_package(<pkg> CONFIG REQUIRED COMPONENTS x) and link <ns>x.
+    TARGET = "target"
+    # find_package(<pkg> CONFIG REQUIRED) and link ${VAR}, a variable naming one component.
+    VARIABLE = "variable"
+    # find_package(<pkg> CONFIG REQUIRED) and link ${VAR}, an aggregate variable.
+    AGGREGATE = "aggregate"
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """One tiny application: what it asks the package for. It references no symbol."""
+
+    kind: ConsumerKind
+    # The component asked for by name (TARGET, VARIABLE).
+    component: str | None = None
+    # The variable linked (VARIABLE, AGGREGATE).
+    variable: str | None = None
+    # The imported target linked (TARGET).
+    target: str | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable short name: `target:kernels_quantized`, `aggregate:EXECUTORCH_LIBRARIES`."""
+        what = {
+            ConsumerKind.DISCOVERY: "find_package",
+            ConsumerKind.TARGET: self.component,
+            ConsumerKind.VARIABLE: self.variable,
+            ConsumerKind.AGGREGATE: self.variable,
+        }[self.kind]
+        return f"{self.kind.value}:{what}"
+
+    def describe(self) -> str:
+        if self.kind is ConsumerKind.TARGET:
+            return f"the consumer asking for component {self.component} (linking {self.target})"
+        if self.kind is ConsumerKind.VARIABLE:
+            return (
+                f"the consumer asking for component {self.component} (linking ${{{self.variable}}})"
+            )
+        if self.kind is ConsumerKind.AGGREGATE:
+            return f"the consumer linking only ${{{self.variable}}}"
+        return "the find_package probe"
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    """One artifact laid out once and probed with one CMake."""
+
+    artifact: str
+    platform: str
+    # The config the consumers found: `<artifact>!/<member>`.
+    config: Location
+    cmake_version: str
+    # The manifest route this CMake version falls in (None when no route covers it).
+    route: str | None
+    # Manifest libraries the artifact ships for this platform, with the file name of
+    # each (laid out for the link): (library, file name).
+    shipped: tuple[tuple[str, str], ...]
+
+    @property
+    def libraries(self) -> tuple[str, ...]:
+        return tuple(library for library, _ in self.shipped)
+
+    def file_of(self, library: str) -> str:
+        return next((f for lib, f in self.shipped if lib == library), library)
+
+
+@dataclass(frozen=True)
+class ToolFailure:
+    """A step that did not complete, with the tail of what the tool printed."""
+
+    # "configure", "build" or "read" (the built binary could not be read).
+    step: str
+    # The exit status; None when the tool was stopped (timeout) or could not start.
+    returncode: int | None
+    reason: str
+    tail: str
+
+
+@dataclass(frozen=True)
+class ConsumerBuild:
+    """A consumer configured, linked and read: its NEEDED, or the step that failed."""
+
+    context: ProbeContext
+    consumer: Consumer
+    failure: ToolFailure | None
+    # The built binary's NEEDED entries, in order.
+    needed: tuple[str, ...] = ()
+    # The manifest libraries those entries resolve to (by file name or SONAME).
+    libraries: tuple[str, ...] = ()
+
+
+class NotProbedReason(enum.Enum):
+    # The artifact is for another platform than the host that would link it.
+    OTHER_PLATFORM = "other-platform"
+    # Nothing of the manifest's is linkable in the artifact for its platform.
+    NOTHING_TO_LINK = "nothing-to-link"
+    # A CMake route offers no target and no variable by which to ask for these components.
+    NO_NAME_ON_ROUTE = "no-name-on-route"
+
+
+@dataclass(frozen=True)
+class NotProbed:
+    """Part of the probe did not apply, stated rather than skipped."""
+
+    artifact: str
+    reason: NotProbedReason
+    detail: str
+    location: Location
+    cmake_version: str | None = None
+    components: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProbeUnavailable:
+    """The probe could not run: no compiler, no CMake, no config to find, a layout failure."""
+
+    artifact: str
+    reason: str
+    location: Location
+    cmake_version: str | None = None

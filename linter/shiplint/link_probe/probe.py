@@ -1,0 +1,292 @@
+"""Build tiny consumers of an artifact's package with real CMake and read what they link.
+
+For the host platform only: a consumer for another platform cannot be linked
+here, and that is said (NotProbed), never skipped. Everything is laid out and
+built in a fresh temporary directory per artifact and removed afterwards, so
+nothing of one run can hide a change in the next artifact.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from shiplint.diagnostics import Location
+from shiplint.link_probe import consumers as cons
+from shiplint.link_probe.dynamic import read_dynamic
+from shiplint.link_probe.host import Toolchain, find_toolchain, host_platform, same_platform
+from shiplint.link_probe.layout import Layout, LayoutError, Tree, lay_out
+from shiplint.link_probe.model import (
+    Consumer,
+    ConsumerBuild,
+    ConsumerKind,
+    NotProbed,
+    NotProbedReason,
+    ProbeContext,
+    ProbeUnavailable,
+    ToolFailure,
+)
+from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
+from shiplint.manifest.model import LibraryKind, Manifest
+from shiplint.platforms import Platform
+
+# The host linker's switch that drops a library nothing references, as Debian and
+# Ubuntu toolchains do by default; the probe links with it so a dropped library is dropped.
+AS_NEEDED = {"linux": "-Wl,--as-needed", "macos": "-Wl,-dead_strip_dylibs"}
+CONSUMER_BINARY = "shiplint_consumer"
+PARALLEL_BUILDS = max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    cmake: tuple[str, ...]
+    # Seconds each configure or build may take.
+    timeout: float = 60.0
+    # Consumer keys to build (Consumer.key); None builds all. Tests use it to stay fast.
+    only: frozenset[str] | None = None
+    host: Platform | None = None
+    progress: Callable[[str], None] | None = None
+
+
+def probe_artifact(
+    tree: Tree, platform: Platform | None, manifest: Manifest, options: ProbeOptions
+) -> list[object]:
+    """The probe's models for one artifact (`platform` is the artifact's, when known)."""
+    host = options.host or host_platform()
+    if platform is not None and not same_platform(platform, host):
+        return [_not_probed_platform(tree, platform, host)]
+    toolchain = find_toolchain()
+    if isinstance(toolchain, str):
+        return [ProbeUnavailable(tree.label, toolchain, Location(tree.label))]
+    if host.os not in AS_NEEDED:
+        reason = f"the link probe cannot read consumers linked on {host}"
+        return [ProbeUnavailable(tree.label, reason, Location(tree.label))]
+    if not options.cmake:
+        reason = "no CMake configured (`cmake` in [tool.shiplint] or --cmake)"
+        return [ProbeUnavailable(tree.label, reason, Location(tree.label))]
+    with tempfile.TemporaryDirectory(prefix="shiplint-link-probe-") as tmp:
+        return _probe_in(Path(tmp), tree, platform, host, manifest, toolchain, options)
+
+
+def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotProbed:
+    return NotProbed(
+        artifact=tree.label,
+        reason=NotProbedReason.OTHER_PLATFORM,
+        detail=f"the artifact is for {platform} and this host links for {host}",
+        location=Location(tree.label),
+    )
+
+
+def _probe_in(
+    tmp: Path,
+    tree: Tree,
+    platform: Platform | None,
+    host: Platform,
+    manifest: Manifest,
+    toolchain: Toolchain,
+    options: ProbeOptions,
+) -> list[object]:
+    try:
+        layout = lay_out(tree, manifest, platform or host, tmp / "package")
+    except LayoutError as exc:
+        return [ProbeUnavailable(tree.label, str(exc), Location(tree.label))]
+    config = Location(tree.location(layout.config_member))
+    if not _linkable(manifest, layout):
+        detail = (
+            "the artifact ships none of the manifest's runtime or component libraries "
+            f"for {platform or host}: nothing a consumer links"
+        )
+        return [NotProbed(tree.label, NotProbedReason.NOTHING_TO_LINK, detail, config)]
+    if platform is None:
+        found = _binaries_platform(layout)
+        if found is not None and not same_platform(found, host):
+            return [_not_probed_platform(tree, found, host)]
+    names = _library_names(layout)
+    models: list[object] = []
+    for index, cmake in enumerate(options.cmake):
+        session = _Session(
+            tmp, tmp / f"cmake-{index}", tree, manifest, layout, config, toolchain, names, host
+        )
+        models.extend(session.run(cmake, options))
+    return models
+
+
+def _linkable(manifest: Manifest, layout: Layout) -> bool:
+    """Does the artifact ship a library a consumer links? Plugins and Python extensions
+    are shipped too, but never link targets."""
+    kinds = (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
+    return any(
+        (lib := manifest.library(name)) is not None and lib.kind in kinds
+        for name in layout.shipped_names
+    )
+
+
+def _binaries_platform(layout: Layout) -> Platform | None:
+    """For an artifact with no platform of its own (a directory): its first library's."""
+    for _, members in layout.shipped:
+        info = read_dynamic(layout.path_of(members[0]))
+        if not isinstance(info, str):
+            return info.platform
+    return None
+
+
+def _library_names(layout: Layout) -> dict[str, str]:
+    """NEEDED spelling -> manifest library: each shipped file's name and its SONAME."""
+    names: dict[str, str] = {}
+    for library, members in layout.shipped:
+        for member in members:
+            names[Path(member).name] = library
+            info = read_dynamic(layout.path_of(member))
+            if not isinstance(info, str) and info.soname:
+                names[info.soname] = library
+    return names
+
+
+@dataclass
+class _Session:
+    """One CMake against one laid-out artifact."""
+
+    tmp: Path
+    work: Path
+    tree: Tree
+    manifest: Manifest
+    layout: Layout
+    config: Location
+    toolchain: Toolchain
+    names: dict[str, str]
+    host: Platform
+
+    def run(self, cmake: str, options: ProbeOptions) -> list[object]:
+        binary = shutil.which(cmake)
+        if binary is None:
+            reason = f"CMake {cmake!r} not found or not executable"
+            return [ProbeUnavailable(self.tree.label, reason, self.config)]
+        self.work.mkdir(parents=True)
+        env = reduced_env(self.work)
+        discovery = self._configure(binary, Consumer(ConsumerKind.DISCOVERY), env, options)
+        discovered = self.work / _directory(Consumer(ConsumerKind.DISCOVERY)) / "build"
+        version_file = discovered / cons.VERSION_FILE
+        if not version_file.is_file():
+            failure = self._clean(discovery.failure("configure"))
+            reason = f"CMake {cmake} did not run a configure: {failure.reason}\n{failure.tail}"
+            return [ProbeUnavailable(self.tree.label, reason.rstrip(), self.config)]
+        version = version_file.read_text(encoding="utf-8").strip()
+        if options.progress:
+            options.progress(f"link probe: {self.tree.label} with CMake {version}")
+        route = self.manifest.cmake.route_for(_version_tuple(version))
+        context = ProbeContext(
+            artifact=self.tree.label,
+            platform=str(self.host),
+            config=self.config,
+            cmake_version=version,
+            route=route.name if route else None,
+            shipped=tuple((lib, Path(members[0]).name) for lib, members in self.layout.shipped),
+        )
+        if not discovery.ok:
+            failure = self._clean(discovery.failure("configure"))
+            return [ConsumerBuild(context, Consumer(ConsumerKind.DISCOVERY), failure)]
+        targets_file = discovered / cons.TARGETS_FILE
+        targets = tuple(t for t in targets_file.read_text(encoding="utf-8").split(";") if t)
+        shipped = cons.shipped_components(self.manifest, self.layout.shipped_names)
+        plan = cons.plan(self.manifest, route, targets, shipped)
+        chosen = [c for c in plan.consumers if options.only is None or c.key in options.only]
+        # Consumers are independent projects; two at a time halve the wall time on a
+        # 2-core runner. map() keeps the plan's order, so reports stay stable.
+        with ThreadPoolExecutor(max_workers=PARALLEL_BUILDS) as pool:
+            models: list[object] = list(
+                pool.map(lambda c: self._build(binary, context, c, env, options), chosen)
+            )
+        if plan.unnamed:
+            models.append(_unnamed(context, plan.unnamed, self.manifest))
+        return models
+
+    def _configure(
+        self, cmake: str, consumer: Consumer, env: dict[str, str], options: ProbeOptions
+    ) -> ToolRun:
+        source = self.work / _directory(consumer) / "source"
+        build = source.parent / "build"
+        text = (
+            cons.discovery_project(self.manifest)
+            if consumer.kind is ConsumerKind.DISCOVERY
+            else cons.consumer_project(self.manifest, consumer)
+        )
+        cons.write_project(source, text)
+        command = [
+            cmake,
+            "-S",
+            str(source),
+            "-B",
+            str(build),
+            "-G",
+            self.toolchain.generator,
+            f"-D{self.manifest.cmake.package}_DIR={self.layout.config_dir}",
+            "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
+        ]
+        if consumer.kind is not ConsumerKind.DISCOVERY:
+            # The discovery project enables no language, so it gets no compiler options.
+            command += [
+                f"-DCMAKE_CXX_COMPILER={self.toolchain.compiler}",
+                f"-DCMAKE_EXE_LINKER_FLAGS={AS_NEEDED[self.host.os]}",
+                "-DCMAKE_BUILD_TYPE=Release",
+            ]
+        return run_tool(command, self.work, env, options.timeout)
+
+    def _build(
+        self,
+        cmake: str,
+        context: ProbeContext,
+        consumer: Consumer,
+        env: dict[str, str],
+        options: ProbeOptions,
+    ) -> ConsumerBuild:
+        configured = self._configure(cmake, consumer, env, options)
+        if not configured.ok:
+            return ConsumerBuild(context, consumer, self._clean(configured.failure("configure")))
+        build = self.work / _directory(consumer) / "build"
+        built = run_tool([cmake, "--build", str(build)], self.work, env, options.timeout)
+        if not built.ok:
+            return ConsumerBuild(context, consumer, self._clean(built.failure("build")))
+        info = read_dynamic(build / CONSUMER_BINARY)
+        if isinstance(info, str):
+            failure = ToolFailure("read", None, info, "")
+            return ConsumerBuild(context, consumer, failure)
+        libraries = tuple(dict.fromkeys(self.names[n] for n in info.needed if n in self.names))
+        return ConsumerBuild(context, consumer, None, info.needed, libraries)
+
+    def _clean(self, failure: ToolFailure) -> ToolFailure:
+        """The failure with the temp dir spelled `<probe>`, so reports compare across runs."""
+        text = failure.tail.replace(str(self.tmp), "<probe>")
+        return ToolFailure(failure.step, failure.returncode, failure.reason, tail(text))
+
+
+def _directory(consumer: Consumer) -> str:
+    return consumer.key.replace(":", "-")
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    """`3.24.3` -> (3, 24, 3); a suffix (`4.0.0-rc1`) is not part of the number."""
+    match = re.match(r"\d+(?:\.\d+)*", text)
+    return tuple(int(p) for p in match.group(0).split(".")) if match else ()
+
+
+def _unnamed(context: ProbeContext, components: Sequence[str], manifest: Manifest) -> NotProbed:
+    route = f"route {context.route}" if context.route else "no route"
+    detail = (
+        f"with CMake {context.cmake_version} ({route}) no consumer can ask for "
+        f"{', '.join(components)} by name: the route has no imported targets and the "
+        "manifest names no component variable there; they are probed only through the aggregates"
+    )
+    return NotProbed(
+        artifact=context.artifact,
+        reason=NotProbedReason.NO_NAME_ON_ROUTE,
+        detail=detail,
+        location=context.config,
+        cmake_version=context.cmake_version,
+        components=tuple(components),
+    )

@@ -1,0 +1,111 @@
+"""The manifest checks the schema cannot express: names that must refer to each other.
+
+One function, reporting like schema errors (file, line, column, path in the document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from shiplint.manifest.errors import Problem, json_path
+from shiplint.manifest.yamldoc import Document, PathKey
+
+
+def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list[Problem]:
+    data: dict[str, Any] = doc.data
+    problems: list[Problem] = []
+
+    def report(path: PathKey, message: str) -> None:
+        line, column = doc.mark(path)
+        problems.append(Problem(doc.file, line, column, json_path(path), message))
+
+    libraries = data.get("libraries", [])
+    components = data.get("components", [])
+    route_names = {r["name"] for r in data.get("cmake", {}).get("routes", [])}
+
+    library_names = _unique_names(libraries, ("libraries",), "library", report)
+    component_names = _unique_names(components, ("components",), "component", report)
+
+    owners: dict[str, int] = {}
+    for i, lib in enumerate(libraries):
+        for j, comp in enumerate(lib.get("owns", {}).get("components", [])):
+            path: PathKey = ("libraries", i, "owns", "components", j)
+            if comp not in component_names:
+                report(path, f"library {lib['name']!r} owns unknown component {comp!r}")
+            elif comp in owners:
+                first = libraries[owners[comp]]["name"]
+                report(
+                    path,
+                    f"component {comp!r} is owned by two libraries: {first!r} and {lib['name']!r}",
+                )
+            else:
+                owners[comp] = i
+        for field in ("depends_on", "must_not_depend_on"):
+            for j, other in enumerate(lib.get(field, [])):
+                if other not in library_names:
+                    report(("libraries", i, field, j), f"{field} names unknown library {other!r}")
+                elif other == lib["name"]:
+                    report(("libraries", i, field, j), f"library {other!r} names itself in {field}")
+
+    for i, comp in enumerate(components):
+        if comp["name"] not in owners:
+            report(
+                ("components", i),
+                f"component {comp['name']!r} is owned by no library (list it under a library's owns.components)",
+            )
+
+    for i, agg in enumerate(data.get("aggregates", [])):
+        for key, names in agg.get("carries", {}).items():
+            for j, name in enumerate(names):
+                if name not in component_names:
+                    report(
+                        ("aggregates", i, "carries", key, j),
+                        f"aggregate {agg['variable']} names unknown component {name!r}",
+                    )
+        _check_routes(agg, ("aggregates", i), route_names, report)
+
+    for i, var in enumerate(data.get("component_variables", [])):
+        if var["component"] not in component_names:
+            report(
+                ("component_variables", i, "component"),
+                f"variable {var['variable']} names unknown component {var['component']!r}",
+            )
+        _check_routes(var, ("component_variables", i), route_names, report)
+
+    for i, conflict in enumerate(data.get("conflicts", [])):
+        for j, name in enumerate(conflict["libraries"]):
+            if name not in library_names:
+                report(("conflicts", i, "libraries", j), f"conflict names unknown library {name!r}")
+
+    codes = tuple(known_rule_codes)
+    for i, waiver in enumerate(data.get("waivers", [])):
+        if not any(code.startswith(waiver["rule"]) for code in codes):
+            report(
+                ("waivers", i, "rule"),
+                f"waiver names no known rule: {waiver['rule']!r} (see `shiplint rules`)",
+            )
+    return problems
+
+
+def _unique_names(
+    entries: list[dict[str, Any]], path: PathKey, what: str, report: Callable[[PathKey, str], None]
+) -> set[str]:
+    seen: set[str] = set()
+    for i, entry in enumerate(entries):
+        name = entry["name"]
+        if name in seen:
+            report((*path, i, "name"), f"duplicate {what} name {name!r}")
+        seen.add(name)
+    return seen
+
+
+def _check_routes(
+    entry: dict[str, Any], path: PathKey, known: set[str], report: Callable[[PathKey, str], None]
+) -> None:
+    for j, route in enumerate(entry.get("routes", [])):
+        if route not in known:
+            report(
+                (*path, "routes", j),
+                f"unknown CMake route {route!r} (routes: {', '.join(sorted(known))})",
+            )

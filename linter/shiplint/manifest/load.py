@@ -1,0 +1,207 @@
+"""Load a manifest: read safely, parse with positions, validate, build frozen models once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from shiplint.manifest.crossfield import cross_field_problems
+from shiplint.manifest.errors import InputError, ManifestError
+from shiplint.manifest.model import (
+    Aggregate,
+    BuildDeclaration,
+    Carries,
+    CMakePackage,
+    CMakeRoute,
+    Component,
+    ComponentVariable,
+    Conflict,
+    Externals,
+    Library,
+    LibraryKind,
+    Manifest,
+    Mark,
+    Ownership,
+    PackagingCall,
+    Placement,
+    ProvidedLibraries,
+    Registry,
+    Sources,
+    Waiver,
+)
+from shiplint.manifest.validate import schema_problems
+from shiplint.manifest.yamldoc import Document, PathKey, parse_yaml, read_text
+from shiplint.platforms import PlatformSelector
+
+SCHEMA = "manifest.schema.json"
+
+
+def load_manifest(path: Path, label: str | None = None) -> Manifest:
+    """The manifest at `path`; raises ManifestError listing every problem with its position."""
+    label = label or str(path)
+    try:
+        doc = parse_yaml(read_text(path, label), label)
+    except InputError as exc:  # unreadable or not YAML: reported the same way as schema errors
+        raise ManifestError(exc.problems) from None
+    if not isinstance(doc.data, dict):
+        raise ManifestError(schema_problems(doc, SCHEMA))
+    problems = schema_problems(doc, SCHEMA)
+    if problems:
+        raise ManifestError(problems)
+    from shiplint.registry import RULES
+
+    problems = cross_field_problems(doc, (r.code for r in RULES))
+    if problems:
+        raise ManifestError(problems)
+    return _build(doc)
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    return None if text is None else tuple(int(p) for p in text.split("."))
+
+
+def _build(doc: Document) -> Manifest:
+    d: dict[str, Any] = doc.data
+
+    def mark(path: PathKey) -> Mark:
+        line, column = doc.mark(path)
+        return Mark(doc.file, line, column)
+
+    cm = d["cmake"]
+    cmake = CMakePackage(
+        package=cm["package"],
+        namespace=cm["namespace"],
+        installed_config_dirs=tuple(cm["installed_config_dirs"]),
+        config_source=cm.get("config_source"),
+        config_source_extras=tuple(cm.get("config_source_extras", ())),
+        routes=tuple(
+            CMakeRoute(
+                r["name"],
+                _version(r.get("since")),
+                _version(r.get("below")),
+                r.get("description"),
+                r.get("imported_targets", True),
+            )
+            for r in cm["routes"]
+        ),
+        package_root=cm["package_root"],
+        required_dirs=tuple(cm.get("required_dirs", ())),
+    )
+    libraries = tuple(_library(lib, mark(("libraries", i))) for i, lib in enumerate(d["libraries"]))
+    components = tuple(
+        Component(c["name"], c.get("opt_in", False), c.get("description"), mark(("components", i)))
+        for i, c in enumerate(d["components"])
+    )
+    aggregates = tuple(
+        Aggregate(
+            a["variable"],
+            Carries(
+                only=tuple(a["carries"]["only"]) if "only" in a["carries"] else None,
+                excluded=tuple(a["carries"].get("all_except", ())),
+            ),
+            tuple(a.get("routes", ())),
+            mark(("aggregates", i)),
+        )
+        for i, a in enumerate(d.get("aggregates", []))
+    )
+    variables = tuple(
+        ComponentVariable(
+            v["variable"],
+            v["component"],
+            tuple(v.get("routes", ())),
+            mark(("component_variables", i)),
+        )
+        for i, v in enumerate(d.get("component_variables", []))
+    )
+    ext = d.get("externals", {})
+    externals = Externals(
+        system=tuple(ext.get("system", ())),
+        provided=tuple(
+            ProvidedLibraries(p["provider"], tuple(p["libraries"])) for p in ext.get("provided", ())
+        ),
+    )
+    conflicts = tuple(
+        Conflict(tuple(c["libraries"]), c["reason"], mark(("conflicts", i)))
+        for i, c in enumerate(d.get("conflicts", []))
+    )
+    registries = tuple(
+        Registry(r["name"], tuple(r["symbols"]), mark(("registries", i)))
+        for i, r in enumerate(d.get("registries", []))
+    )
+    waivers = tuple(
+        Waiver(
+            w["rule"],
+            tuple(sorted(w.get("subject", {}).items())),
+            w["reason"],
+            mark(("waivers", i)),
+        )
+        for i, w in enumerate(d.get("waivers", []))
+    )
+    src = d.get("sources", {})
+    sources = Sources(
+        cmake_roots=tuple(src.get("cmake_roots", (".",))),
+        exclude=tuple(src.get("exclude", ())),
+        build_declarations=tuple(
+            BuildDeclaration(
+                b["kind"],
+                b.get("path"),
+                mark(("sources", "build_declarations", i)),
+                _packaging(b.get("packaging")),
+            )
+            for i, b in enumerate(src.get("build_declarations", ()))
+        ),
+    )
+    return Manifest(
+        path=doc.file,
+        name=d["package"]["name"],
+        cmake=cmake,
+        libraries=libraries,
+        components=components,
+        aggregates=aggregates,
+        component_variables=variables,
+        externals=externals,
+        conflicts=conflicts,
+        registries=registries,
+        waivers=waivers,
+        sources=sources,
+    )
+
+
+def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
+    """`packaging:`, a list of call descriptions (the schema checked the shape)."""
+    return tuple(
+        PackagingCall(
+            calls=tuple(p["calls"]),
+            name_keyword=p["name_keyword"],
+            name_position=p.get("name_position"),
+            dir_keyword=p.get("dir_keyword"),
+            name_functions=tuple(p.get("name_functions", ())),
+        )
+        for p in raw or ()
+    )
+
+
+def _library(raw: dict[str, Any], mark: Mark) -> Library:
+    owns = raw.get("owns", {})
+    build = raw.get("build", {})
+    return Library(
+        name=raw["name"],
+        kind=LibraryKind(raw["kind"]),
+        build_target=build.get("target"),
+        output_name=build.get("output_name", raw["name"]),
+        placements=tuple(
+            Placement(PlatformSelector.parse(sel), p["dir"], p.get("file"), p.get("required", True))
+            for sel, p in raw["platforms"].items()
+        ),
+        registers_statically=raw.get("registers_statically", False),
+        owns=Ownership(
+            components=tuple(owns.get("components", ())),
+            symbols=tuple(owns.get("symbols", ())),
+            operators=tuple(owns.get("operators", ())),
+            operator_namespaces=tuple(owns.get("operator_namespaces", ())),
+            operator_count=owns.get("operator_count"),
+        ),
+        depends_on=tuple(raw.get("depends_on", ())),
+        must_not_depend_on=tuple(raw.get("must_not_depend_on", ())),
+        mark=mark,
+    )

@@ -1,0 +1,300 @@
+"""The manifest as frozen dataclasses: the one list every check reads.
+
+Built once by `shiplint.manifest.load` from a schema-valid document; nothing here
+reads files or validates. Every entry keeps the `Mark` of its YAML node so a
+finding about it can point at the manifest line.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from shiplint.platforms import Platform, PlatformSelector
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A 1-based position in the manifest file."""
+
+    path: str
+    line: int
+    column: int
+
+
+NO_MARK = Mark("<manifest>", 1, 1)
+
+
+class LibraryKind(enum.Enum):
+    RUNTIME = "runtime"
+    COMPONENT = "component"
+    PLUGIN = "plugin"
+    PYTHON_EXTENSION = "python-extension"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a library lands on the platforms a selector matches."""
+
+    selector: PlatformSelector
+    directory: str
+    # A glob for the file name when it is not the platform's default
+    # (lib<name>.so, lib<name>.dylib, <name>.dll).
+    file: str | None
+    required: bool
+
+
+@dataclass(frozen=True)
+class Ownership:
+    components: tuple[str, ...] = ()
+    # Sentinel symbols: demangled names without their argument list, or mangled names.
+    symbols: tuple[str, ...] = ()
+    operators: tuple[str, ...] = ()
+    operator_namespaces: tuple[str, ...] = ()
+    operator_count: int | None = None
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    kind: LibraryKind
+    build_target: str | None
+    output_name: str
+    placements: tuple[Placement, ...]
+    registers_statically: bool
+    owns: Ownership
+    depends_on: tuple[str, ...]
+    must_not_depend_on: tuple[str, ...]
+    mark: Mark = NO_MARK
+
+    def placement_for(self, platform: Platform) -> Placement | None:
+        """The most specific placement whose selector matches `platform`."""
+        matching = [p for p in self.placements if p.selector.matches(platform)]
+        if not matching:
+            return None
+        return max(matching, key=lambda p: p.selector.specificity)
+
+    def file_pattern(self, platform: Platform) -> str | None:
+        """The file-name glob this library has on `platform`, or None if it is not placed there."""
+        placement = self.placement_for(platform)
+        if placement is None:
+            return None
+        return placement.file or default_file_name(self.output_name, platform)
+
+    def matches_file(self, platform: Platform, file_name: str) -> bool:
+        pattern = self.file_pattern(platform)
+        return pattern is not None and fnmatchcase(file_name, pattern)
+
+    def members(self, platform: Platform, names: Iterable[str]) -> tuple[str, ...]:
+        """The artifact members (posix paths) that are this library on `platform`: files
+        directly in its placement directory whose name matches its pattern."""
+        placement = self.placement_for(platform)
+        pattern = self.file_pattern(platform)
+        if placement is None or pattern is None:
+            return ()
+        directory = placement.directory.strip("/")
+        prefix = f"{directory}/" if directory not in ("", ".") else ""
+        return tuple(
+            name
+            for name in names
+            if name.startswith(prefix)
+            and "/" not in name[len(prefix) :]
+            and fnmatchcase(name[len(prefix) :], pattern)
+        )
+
+
+def default_file_name(base: str, platform: Platform) -> str:
+    if platform.os == "macos":
+        return f"lib{base}.dylib"
+    if platform.os == "windows":
+        return f"{base}.dll"
+    return f"lib{base}.so"
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    opt_in: bool
+    description: str | None
+    mark: Mark = NO_MARK
+
+
+@dataclass(frozen=True)
+class Carries:
+    """Which components an aggregate carries: all but `excluded`, or exactly `only`."""
+
+    only: tuple[str, ...] | None = None
+    excluded: tuple[str, ...] = ()
+
+    def expected(self, components: tuple[Component, ...]) -> tuple[str, ...]:
+        if self.only is not None:
+            return self.only
+        return tuple(c.name for c in components if c.name not in self.excluded)
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    variable: str
+    carries: Carries
+    # Route names this aggregate is checked on; empty means every route.
+    routes: tuple[str, ...]
+    mark: Mark = NO_MARK
+
+
+@dataclass(frozen=True)
+class ComponentVariable:
+    """A variable that must name exactly one component (e.g. the opt-in's own variable)."""
+
+    variable: str
+    component: str
+    routes: tuple[str, ...]
+    mark: Mark = NO_MARK
+
+
+@dataclass(frozen=True)
+class CMakeRoute:
+    """A range of CMake versions the config treats alike: [since, below)."""
+
+    name: str
+    since: tuple[int, ...] | None
+    below: tuple[int, ...] | None
+    description: str | None
+    # False: the config defines no imported targets on this route by design.
+    imported_targets: bool = True
+
+    def contains(self, version: tuple[int, ...]) -> bool:
+        if self.since is not None and version < self.since:
+            return False
+        return not (self.below is not None and version >= self.below)
+
+
+@dataclass(frozen=True)
+class CMakePackage:
+    package: str
+    namespace: str
+    # Directories inside an artifact that hold the installed config (several allowed).
+    installed_config_dirs: tuple[str, ...]
+    # The config's source in the repository (a .cmake or .cmake.in file), if any.
+    config_source: str | None
+    # Other files of the config's source (version file, helper modules), repo-relative.
+    config_source_extras: tuple[str, ...]
+    routes: tuple[CMakeRoute, ...]
+    # The package root inside an artifact, relative to which the layout is given.
+    package_root: str
+    # Directories the config requires to exist under the package root.
+    required_dirs: tuple[str, ...]
+
+    def route_for(self, version: tuple[int, ...]) -> CMakeRoute | None:
+        return next((r for r in self.routes if r.contains(version)), None)
+
+
+@dataclass(frozen=True)
+class ProvidedLibraries:
+    """Libraries another wheel (or the system) provides, as file-name globs."""
+
+    provider: str
+    patterns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Externals:
+    system: tuple[str, ...] = ()
+    provided: tuple[ProvidedLibraries, ...] = ()
+
+    def allows(self, file_name: str) -> bool:
+        if any(fnmatchcase(file_name, p) for p in self.system):
+            return True
+        return any(fnmatchcase(file_name, p) for pr in self.provided for p in pr.patterns)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    libraries: tuple[str, ...]
+    reason: str
+    mark: Mark = NO_MARK
+
+
+@dataclass(frozen=True)
+class Registry:
+    """An operator registry, named by the symbols whose strong definition owns it."""
+
+    name: str
+    symbols: tuple[str, ...]
+    mark: Mark = NO_MARK
+
+
+@dataclass(frozen=True)
+class Waiver:
+    # A rule code (SL305) or a code prefix (SL3).
+    rule: str
+    # Subject fields (glob patterns) a diagnostic must match; empty matches any.
+    subject: tuple[tuple[str, str], ...]
+    reason: str
+    mark: Mark = NO_MARK
+
+    def subject_pattern(self) -> dict[str, str]:
+        return dict(self.subject)
+
+
+@dataclass(frozen=True)
+class PackagingCall:
+    """Calls in a build script that copy one build output into the wheel (`BuiltFile(...)`)."""
+
+    calls: tuple[str, ...]
+    name_keyword: str
+    name_position: int | None = None
+    # Keyword of the entry's directory: a file that exists there in the checkout is not built.
+    dir_keyword: str | None = None
+    # Calls that only decorate a name with the platform's prefix/suffix (get_dynamic_lib_name).
+    name_functions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BuildDeclaration:
+    """Where the build says which CMake targets it builds."""
+
+    kind: str  # setup-py | cmake-presets | scikit-build | all
+    path: str | None
+    mark: Mark = NO_MARK
+    # setup-py only: how the script lists what it copies from the build tree into the wheel.
+    packaging: tuple[PackagingCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sources:
+    # Directories (repo-relative) whose CMakeLists.txt start the walk.
+    cmake_roots: tuple[str, ...] = (".",)
+    # Globs of repo-relative paths never read (vendored trees).
+    exclude: tuple[str, ...] = ()
+    build_declarations: tuple[BuildDeclaration, ...] = ()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: str
+    name: str
+    cmake: CMakePackage
+    libraries: tuple[Library, ...]
+    components: tuple[Component, ...]
+    aggregates: tuple[Aggregate, ...]
+    component_variables: tuple[ComponentVariable, ...]
+    externals: Externals
+    conflicts: tuple[Conflict, ...]
+    registries: tuple[Registry, ...]
+    waivers: tuple[Waiver, ...]
+    sources: Sources
+    platforms: tuple[Platform, ...] = field(default=())
+
+    def library(self, name: str) -> Library | None:
+        return next((lib for lib in self.libraries if lib.name == name), None)
+
+    def component(self, name: str) -> Component | None:
+        return next((c for c in self.components if c.name == name), None)
+
+    def owner_of(self, component: str) -> Library | None:
+        return next((lib for lib in self.libraries if component in lib.owns.components), None)
+
+    def target_name(self, component: str) -> str:
+        return f"{self.cmake.namespace}{component}"

@@ -1,0 +1,56 @@
+"""Schema validation of a parsed document, with errors mapped back to YAML positions."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+from shiplint.manifest.errors import Problem, json_path
+from shiplint.manifest.yamldoc import Document
+from shiplint.resources import schema_path
+
+
+@functools.cache
+def _validator(schema_file: str) -> Any:
+    import jsonschema
+
+    schema = json.loads(schema_path(schema_file).read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_problems(doc: Document, schema_file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    errors = sorted(_validator(schema_file).iter_errors(doc.data), key=lambda e: e.json_path)
+    for error in errors:
+        path = tuple(error.absolute_path)
+        extra = _unexpected_keys(error)
+        if extra:
+            for key in extra:
+                line, column = doc.key_marks.get((*path, key), doc.mark(path))
+                problems.append(
+                    Problem(doc.file, line, column, json_path(path), f"unknown key {key!r}")
+                )
+            continue
+        line, column = doc.mark(path)
+        problems.append(Problem(doc.file, line, column, json_path(path), _message(error)))
+    return problems
+
+
+def _unexpected_keys(error: Any) -> list[str]:
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    known = set(error.schema.get("properties", {}))
+    patterns = list(error.schema.get("patternProperties", {}))
+    return [
+        k for k in error.instance if k not in known and not any(re.search(p, k) for p in patterns)
+    ]
+
+
+def _message(error: Any) -> str:
+    if error.validator == "required":
+        return str(error.message).replace("is a required property", "is required")
+    if error.validator == "pattern":
+        return f"{error.instance!r} does not match the expected form ({error.schema.get('$comment', error.validator_value)})"
+    return str(error.message)

@@ -1,0 +1,137 @@
+"""Read a YAML document into plain data while keeping every node's position.
+
+Composes the node graph (safe, no object construction) and converts it
+ourselves, so each value and each mapping key keeps its line and column for
+error messages, and so an alias bomb is stopped by a node budget instead of
+expanding into gigabytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from shiplint.manifest.errors import InputError, Problem
+
+# Manifests are hand-written lists of a few hundred entries.
+MAX_BYTES = 1024 * 1024
+# Nodes after alias expansion: far above any real manifest, far below a bomb.
+MAX_NODES = 200_000
+
+PathKey = tuple[str | int, ...]
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass
+class Document:
+    file: str
+    data: Any
+    # Position (1-based line, column) of each value, by its path in the document.
+    marks: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+    # Position of each mapping key, by the path of the value it introduces.
+    key_marks: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+
+    def mark(self, path: PathKey) -> tuple[int, int]:
+        """The position of `path`, or of its nearest ancestor that has one."""
+        while path not in self.marks and path:
+            path = path[:-1]
+        return self.marks.get(path, (1, 1))
+
+
+def _fail(file: str, line: int, column: int, message: str) -> InputError:
+    return InputError([Problem(file, line, column, "", message)])
+
+
+def read_text(path: Path, label: str, max_bytes: int = MAX_BYTES) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise _fail(label, 1, 1, f"cannot read: {exc.strerror or exc}") from None
+    if not path.is_file():
+        raise _fail(label, 1, 1, "not a regular file")
+    if size > max_bytes:
+        raise _fail(
+            label, 1, 1, f"file is {size:,} bytes; a manifest is limited to {max_bytes:,} bytes"
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _fail(label, 1, 1, f"cannot read: {exc.strerror or exc}") from None
+    return decode(raw, label)
+
+
+def decode(raw: bytes, label: str) -> str:
+    if b"\0" in raw:
+        offset = raw.index(b"\0")
+        line, column = _position(raw, offset)
+        raise _fail(label, line, column, "binary data (a NUL byte): not a YAML text file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(raw, exc.start)
+        raise _fail(label, line, column, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+
+
+def _position(raw: bytes, offset: int) -> tuple[int, int]:
+    line = raw.count(b"\n", 0, offset) + 1
+    column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def parse_yaml(text: str, label: str) -> Document:
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = f"invalid YAML: {exc.problem or exc.context}"
+        raise _fail(label, line, column, message) from None
+    except yaml.YAMLError as exc:
+        raise _fail(label, 1, 1, f"invalid YAML: {exc}") from None
+    if node is None:
+        raise _fail(label, 1, 1, "empty document: expected a mapping")
+    doc = Document(label, None)
+    doc.data = _Converter(doc).convert(node, ())
+    return doc
+
+
+class _Converter:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.budget = MAX_NODES
+        # One constructor for every scalar: it resolves tags (int, bool, null...) safely.
+        self.constructor = _Loader("")
+
+    def convert(self, node: yaml.Node, path: PathKey) -> Any:
+        doc = self.doc
+        self.budget -= 1
+        if self.budget < 0:
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            message = f"document expands to more than {MAX_NODES:,} nodes (alias bomb?)"
+            raise _fail(doc.file, line, column, message)
+        doc.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = _convert_scalar_key(key_node, doc)
+                key_mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                if key in out:
+                    raise _fail(doc.file, key_mark[0], key_mark[1], f"duplicate key {key!r}")
+                value_path = (*path, key)
+                doc.key_marks[value_path] = key_mark
+                out[key] = self.convert(value_node, value_path)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
+        return self.constructor.construct_object(node, deep=True)
+
+
+def _convert_scalar_key(node: yaml.Node, doc: Document) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        line, column = node.start_mark.line + 1, node.start_mark.column + 1
+        raise _fail(doc.file, line, column, "mapping keys must be plain strings")
+    return str(node.value)

@@ -1,0 +1,113 @@
+"""The operators part of reading one artifact: link facts and kernel tables per binary.
+
+Called from `shiplint.pipeline` with the models issue 3 produced: the binaries,
+their placement as manifest libraries and the platform come from its
+`ArtifactModel`, NEEDED resolution from its `linkage`, so both areas see the
+same loader. Reads nothing when the manifest names no registry (without one, no
+library can be said to register anything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from shiplint.artifacts.demangle import base_name, demangle
+from shiplint.manifest.model import Manifest
+from shiplint.operators.collect import BinaryInput, collect
+from shiplint.operators.model import OperatorRegistrations
+from shiplint.operators.registries import LinkFacts
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.archive import ArtifactTree
+    from shiplint.artifacts.binary import BinaryRecord
+    from shiplint.artifacts.model import ArtifactModel
+    from shiplint.artifacts.worker import BinaryReader
+
+
+def operator_models(
+    tree: ArtifactTree,
+    binaries: Sequence[object],
+    manifest: Manifest,
+    reader: BinaryReader | None = None,
+) -> list[OperatorRegistrations]:
+    if not manifest.registries:
+        return []
+    from shiplint.artifacts.archive import MemberError
+    from shiplint.artifacts.binary import FileType
+    from shiplint.artifacts.collect import collect_artifact
+    from shiplint.artifacts.model import ArtifactModel
+    from shiplint.artifacts.worker import IN_PROCESS
+
+    artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)
+    if artifact is None:  # called without issue 3's model: read it the same way
+        artifact = collect_artifact(tree, manifest, reader or IN_PROCESS)
+    loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
+    inputs: list[BinaryInput] = []
+    for record in artifact.binaries:
+        if record.file_type not in loadable:
+            continue
+        facts = link_facts(artifact, record, manifest)
+        library = artifact.library_of(record.name)
+        try:
+            pointers = (reader or IN_PROCESS).pointers(tree.read(record.name), record.name)
+        except MemberError as exc:
+            inputs.append(BinaryInput(facts, library, None, exc.reason))
+            continue
+        if pointers.unreadable is not None:
+            inputs.append(BinaryInput(facts, library, None, pointers.unreadable))
+        else:
+            inputs.append(BinaryInput(facts, library, pointers))
+    return [collect(artifact.label, artifact.platform, manifest, inputs)]
+
+
+def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
+    from shiplint.artifacts.linkage import resolve_needed
+
+    dependencies = tuple(
+        member
+        for needed in record.needed
+        if (member := resolve_needed(artifact, record, needed, manifest.externals).member)
+        is not None
+    )
+    # Only the registries' symbols are ever looked up in these sets, so only names that
+    # can spell one are demangled (demangling every symbol was most of this area's time).
+    needles = _needles(manifest)
+    strong = {
+        spelling
+        for s in record.defined
+        if s.strong and _may_spell(s.name, needles)
+        for spelling in (s.name, s.base)
+    }
+    imported = {
+        spelling
+        for name in record.undefined
+        if _may_spell(name, needles)
+        for spelling in _spellings(name)
+    }
+    return LinkFacts(
+        member=record.name,
+        dependencies=dependencies,
+        strong=frozenset(strong),
+        imported=frozenset(imported),
+    )
+
+
+def _needles(manifest: Manifest) -> tuple[str, ...]:
+    """What a symbol's raw name must contain to spell one of the registries' symbols: the
+    last identifier of a demangled name (a mangled name carries it verbatim), or the
+    mangled name itself."""
+    return tuple(
+        symbol.rsplit("::", 1)[-1]
+        for registry in manifest.registries
+        for symbol in registry.symbols
+    )
+
+
+def _may_spell(name: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in name for needle in needles)
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    demangled = demangle(name)
+    return (name,) if demangled is None else (name, base_name(demangled))

@@ -1,0 +1,21 @@
+"""The one list of rules. Each area module states its own RULES tuple; nothing is discovered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shiplint.checks import artifacts, config_eval, link_probe, meta, operators, sources
+from shiplint.rule import Rule
+
+RULES: tuple[Rule[Any], ...] = (
+    *meta.RULES,
+    *config_eval.RULES,
+    *sources.RULES,
+    *artifacts.RULES,
+    *operators.RULES,
+    *link_probe.RULES,
+)
+
+
+def rule_for(code: str) -> Rule[Any] | None:
+    return next((r for r in RULES if r.code == code), None)

@@ -1,0 +1,91 @@
+"""A Markdown summary: the verdict, the counts, and a table per kind of finding.
+
+Written by the GitHub Action to `$GITHUB_STEP_SUMMARY`, which GitHub renders as
+GitHub-flavoured Markdown with inline HTML allowed; so every cell is escaped
+(`|`, newlines, `<`, `>`, `&`, backticks) and a long report is cut short with a
+count, since a step summary is limited to 1 MiB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shiplint.diagnostics import Diagnostic
+from shiplint.report.model import Report
+
+# Rows per table before the rest is only counted.
+MAX_ROWS = 200
+
+
+def cell(text: str) -> str:
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("`", "&#96;")
+        .replace("\r\n", "<br>")
+        .replace("\n", "<br>")
+        .replace("\r", "<br>")
+    )
+
+
+def render(report: Report) -> str:
+    s = report.summary()
+    verdict = "passed" if report.passed else "failed"
+    mark = ":white_check_mark:" if report.passed else ":x:"
+    lines = [
+        f"## {mark} shiplint {verdict}",
+        "",
+        f"**{s['errors']}** error(s) · **{s['warnings']}** warning(s) · **{s['infos']}** info · "
+        f"**{s['waived']}** waived · failing at **{s['fail_on']}** "
+        f"({s['failing']} failing) · shiplint {cell(report.tool_version)}",
+        "",
+    ]
+    counted = [d for d in report.diagnostics if d.counts]
+    waived = [d for d in report.diagnostics if not d.counts]
+    if counted:
+        lines += _table(counted, ("severity", "rule", "location", "message"), _row)
+    if waived:
+        lines += [f"<details><summary>{len(waived)} waived finding(s)</summary>", ""]
+        lines += _table(waived, ("rule", "location", "message", "reason"), _waived_row)
+        lines += ["</details>", ""]
+    if not report.diagnostics:
+        lines += ["No findings.", ""]
+    return "\n".join(lines)
+
+
+def _table(
+    diagnostics: list[Diagnostic],
+    header: tuple[str, ...],
+    row: Callable[[Diagnostic], str],
+) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += [row(d) for d in diagnostics[:MAX_ROWS]]
+    if len(diagnostics) > MAX_ROWS:
+        out.append(f"\n…and {len(diagnostics) - MAX_ROWS} more: see the SARIF or JSON report.")
+    out.append("")
+    return out
+
+
+def _rule(d: Diagnostic) -> str:
+    return f"{d.code} {cell(d.slug)}"
+
+
+def _message(d: Diagnostic) -> str:
+    text = cell(d.message)
+    return f"{text}<br>*{cell(d.hint)}*" if d.hint else text
+
+
+def _row(d: Diagnostic) -> str:
+    return (
+        f"| {d.severity.value} | {_rule(d)} | <code>{cell(d.location.render())}</code> "
+        f"| {_message(d)} |"
+    )
+
+
+def _waived_row(d: Diagnostic) -> str:
+    return (
+        f"| {_rule(d)} | <code>{cell(d.location.render())}</code> | {cell(d.message)} "
+        f"| {cell(d.waived or '')} |"
+    )

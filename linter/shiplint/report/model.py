@@ -1,0 +1,43 @@
+"""What every reporter renders: the diagnostics of one run and its verdict."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from shiplint import __version__
+from shiplint.diagnostics import Diagnostic, Severity
+
+
+@dataclass(frozen=True)
+class Report:
+    diagnostics: tuple[Diagnostic, ...]
+    # Findings at or above this severity (and not waived) fail the run.
+    fail_on: Severity
+    # The checked root: locations of sources are relative to it.
+    root: Path
+    tool_version: str = __version__
+
+    @property
+    def failing(self) -> tuple[Diagnostic, ...]:
+        return tuple(
+            d for d in self.diagnostics if d.counts and d.severity.rank >= self.fail_on.rank
+        )
+
+    @property
+    def passed(self) -> bool:
+        return not self.failing
+
+    def summary(self) -> dict[str, Any]:
+        counted = Counter(d.severity.value for d in self.diagnostics if d.counts)
+        return {
+            "errors": counted.get("error", 0),
+            "warnings": counted.get("warning", 0),
+            "infos": counted.get("info", 0),
+            "waived": sum(1 for d in self.diagnostics if not d.counts),
+            "failing": len(self.failing),
+            "fail_on": self.fail_on.value,
+            "passed": self.passed,
+        }

@@ -1,0 +1,46 @@
+"""What one `shiplint check` run was asked to do, after CLI and config are merged."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from shiplint.selection import ALL, Selection
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    root: Path
+    check_sources: bool
+    artifacts: tuple[Path, ...]
+    # CMake binaries to evaluate configs with (paths or names on PATH); one per route at least.
+    cmake: tuple[str, ...]
+    link_probe: bool = False
+    # Seconds one CMake configure may take before it is stopped and reported.
+    cmake_timeout: float = 60.0
+    # The rules that will run: an area none of whose rules run is not collected at all.
+    selection: Selection = ALL
+
+    def wants(self, *areas: str) -> bool:
+        """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""
+        from shiplint.registry import RULES
+
+        codes = tuple(r.code for r in RULES if r.code.startswith(areas))
+        return self.selection.any_enabled(codes)
+
+
+class Progress:
+    """Says what a long run is doing, on stderr when it is a terminal; quiet otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        self._enabled = self._stream.isatty() if enabled is None else enabled
+
+    def step(self, message: str) -> None:
+        if self._enabled:
+            print(f"shiplint: {message}", file=self._stream, flush=True)
+
+
+QUIET = Progress(enabled=False)
