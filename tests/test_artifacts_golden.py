@@ -19,6 +19,7 @@ from shiplint.artifacts.collect import collect_artifact
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
+from shiplint.registry import RULES
 
 from tests.material import EXAMPLE_MANIFEST, REPO, wheel
 
@@ -41,7 +42,7 @@ def example() -> Manifest:
 def report(manifest: Manifest, path: Path) -> list[dict[str, Any]]:
     with open_artifact(path) as tree:
         model = collect_artifact(tree, manifest)
-    return [d.as_dict() for d in lint(manifest, [model], Selection(select=("SL3",)))]
+    return [d.as_dict() for d in lint(RULES, manifest, [model], Selection(select=("SL3",)))]
 
 
 @pytest.mark.parametrize(("version", "platform"), WHEELS)
@@ -92,7 +93,7 @@ def test_several_artifacts_in_one_run(example: Manifest) -> None:
     for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64"):
         with open_artifact(wheel("1.5.1", platform)) as tree:
             models.append(collect_artifact(tree, example))
-    together = [d.as_dict() for d in lint(example, models, Selection(select=("SL3",)))]
+    together = [d.as_dict() for d in lint(RULES, example, models, Selection(select=("SL3",)))]
     expected = [
         d
         for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64")

@@ -19,6 +19,7 @@ from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
+from shiplint.registry import RULES
 
 from tests.artifact_libs import built_libs
 from tests.material import EXAMPLE_MANIFEST, wheel
@@ -42,7 +43,7 @@ def baseline(example: Manifest) -> list[Diagnostic]:
 def _lint(manifest: Manifest, path: Path) -> list[Diagnostic]:
     with open_artifact(path) as tree:
         model = collect_artifact(tree, manifest)
-    return lint(manifest, [model], Selection(select=("SL3",)))
+    return lint(RULES, manifest, [model], Selection(select=("SL3",)))
 
 
 _MEMBERS: list[tuple[str, bytes]] = []

@@ -22,6 +22,7 @@ from shiplint.artifacts.model import ArtifactModel, LibraryFile
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership
+from shiplint.registry import RULES
 
 from tests.artifact_libs import built_libs, pack_wheel
 from tests.builders import library, manifest
@@ -61,7 +62,7 @@ def _check(
     path = pack_wheel(tmp_path / name, members)
     with open_artifact(path) as tree:
         model = collect_artifact(tree, mf)
-    return lint(mf, [model], Selection(select=("SL3",)))
+    return lint(RULES, mf, [model], Selection(select=("SL3",)))
 
 
 def _codes(diagnostics: list[Diagnostic], code: str) -> list[Diagnostic]:
@@ -194,7 +195,9 @@ def test_sl304_macos_install_names(install_name: str | None, fires: str | None) 
     mf = _manifest(library("pkg", LibraryKind.RUNTIME, platforms=("macos",)))
     record = _dylib("pkg/lib/libpkg.dylib", install_name, rpaths=("@loader_path",))
     placed = LibraryFile("pkg", "pkg/lib", "libpkg.dylib", True, record.name)
-    found = _codes(lint(mf, [_model(record, libraries=(placed,))], Selection(("SL3",))), "SL304")
+    found = _codes(
+        lint(RULES, mf, [_model(record, libraries=(placed,))], Selection(("SL3",))), "SL304"
+    )
     if fires is None:
         assert found == []
     else:
@@ -337,7 +340,7 @@ def test_macos_rpaths(rpaths: tuple[str, ...], codes: set[str]) -> None:
         LibraryFile("pkg", "pkg/lib", "libpkg.dylib", True, runtime.name),
         LibraryFile("pkg_comp", "pkg/lib", "libpkg_comp.dylib", True, comp.name),
     )
-    found = lint(mf, [_model(runtime, comp, libraries=placed)], Selection(("SL3",)))
+    found = lint(RULES, mf, [_model(runtime, comp, libraries=placed)], Selection(("SL3",)))
     assert {d.code for d in found} == codes
     assert all(d.subject.library == "pkg_comp" for d in found)
 
@@ -435,7 +438,7 @@ def test_sl317_platform_unknown_and_derived(tmp_path: Path, built_libs: dict[str
         archive.addfile(info, io.BytesIO(data))
     with open_artifact(configs) as tree:
         model = collect_artifact(tree, mf)
-    (diag,) = lint(mf, [model], Selection(("SL3",)))
+    (diag,) = lint(RULES, mf, [model], Selection(("SL3",)))
     assert diag.code == "SL317" and diag.subject.artifact == "configs.tar.gz"
     # An install tree names its platform through its binaries.
     prefix = tmp_path / "prefix" / "pkg" / "lib"
@@ -444,7 +447,7 @@ def test_sl317_platform_unknown_and_derived(tmp_path: Path, built_libs: dict[str
     with open_artifact(tmp_path / "prefix") as tree:
         model = collect_artifact(tree, mf)
     assert (str(model.platform), model.platform_source) == ("linux-x86_64", "binaries")
-    assert lint(mf, [model], Selection(("SL3",))) == []
+    assert lint(RULES, mf, [model], Selection(("SL3",))) == []
 
 
 # ---------------------------------------------------------------- SL319
@@ -493,7 +496,7 @@ def test_sl319_windows_dll_without_import_library(
         libraries=(LibraryFile("pkg_comp", "pkg/bin", "pkg_comp.dll", True, dll.name),),
         binaries=(dll,),
     )
-    found = lint(mf, [model], Selection(("SL3",)))
+    found = lint(RULES, mf, [model], Selection(("SL3",)))
     assert [d.code for d in found] == (["SL319"] if fires else [])
     if fires:
         assert found[0].subject.library == "pkg_comp" and "pkg_comp.lib" in found[0].message

@@ -21,6 +21,7 @@ from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 
 from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake, wheel
 
@@ -99,7 +100,7 @@ def test_the_sl1_report_on_the_real_wheels_is_pinned(
     et_manifest: Manifest, wheel_models: dict[str, list[object]]
 ) -> None:
     models = [m for tag in PLATFORMS for m in wheel_models[tag]]
-    _pinned(GOLDEN, _render(lint(et_manifest, models, Selection(select=("SL1",)))))
+    _pinned(GOLDEN, _render(lint(RULES, et_manifest, models, Selection(select=("SL1",)))))
 
 
 def _host_python3_suffix() -> str:
@@ -125,7 +126,7 @@ def test_the_1_4_1_wheel_config_offers_only_the_python_extension(
     with open_artifact(wheel("1.4.1", "manylinux_2_28_x86_64")) as tree:
         assert tree.platform is not None
         models = evaluate_artifact(tree, tree.platform, et_manifest, both_routes, 120)
-    diagnostics = lint(et_manifest, models, Selection(select=("SL1",)))
+    diagnostics = lint(RULES, et_manifest, models, Selection(select=("SL1",)))
     assert [d.code for d in diagnostics].count("SL109") == 28
     same_python = _host_python3_suffix() == ".cpython-311-x86_64-linux-gnu.so"
     for evaluation in _evaluations(models):
@@ -211,7 +212,7 @@ def _patched_findings(
         tree_with_patch = PatchedTree(tree, {CONFIG: patched, LIB_CONFIG: patched})
         assert tree.platform is not None
         models = evaluate_artifact(tree_with_patch, tree.platform, et_manifest, both_routes, 120)
-    return [d for d in lint(et_manifest, models, Selection(select=("SL101",)))]
+    return [d for d in lint(RULES, et_manifest, models, Selection(select=("SL101",)))]
 
 
 def _assert_one_sl101_on(diagnostics: list[Diagnostic], version: str) -> None:
@@ -289,7 +290,7 @@ def test_source_mode_on_the_real_config(
     assert all(e.failure is None for e in evaluations)
     found = {
         (d.code, d.location.path, d.subject.component, d.subject.cmake_version)
-        for d in lint(et_manifest, models, Selection(select=("SL1",)))
+        for d in lint(RULES, et_manifest, models, Selection(select=("SL1",)))
     }
     path = et_manifest.cmake.config_source
     assert found == {

@@ -14,6 +14,7 @@ from shiplint.cmake_eval.results import cmake_list
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Component, LibraryKind, Manifest
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 
 from tests.builders import library, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
@@ -133,7 +134,7 @@ def test_a_config_error_is_reported_with_cmakes_message_and_location(tmp_path: P
     assert ev.failure is not None and ev.failure.kind == "error"
     assert ev.failure.message == "pkg: the runtime is broken"
     assert ev.failure.location.render() == "pkg-1.0!/pkg/share/cmake/pkg-config.cmake:3"
-    (diagnostic,) = lint(_manifest(), [ev], Selection(select=("SL1",)))
+    (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
     assert diagnostic.code == "SL111"
     assert "pkg: the runtime is broken" in diagnostic.message
     assert NEW_CMAKE_VERSION in diagnostic.message
@@ -152,7 +153,7 @@ def test_a_hanging_config_is_stopped_and_reported(tmp_path: Path) -> None:
     (ev,) = _evaluate(tmp_path, config, timeout=2.0)
     assert time.monotonic() - start < 30
     assert ev.failure is not None and ev.failure.kind == "timeout"
-    (diagnostic,) = lint(_manifest(), [ev], Selection(select=("SL1",)))
+    (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "time limit" in diagnostic.message
 
 
@@ -196,7 +197,7 @@ def test_component_requests_are_answered_in_one_run_even_when_the_config_aborts(
     assert absent.fatal == "pkg has no shiplint_absent_component"
     # The config aborted but left pkg_FOUND TRUE: a REQUIRED request would have stopped
     # with a message naming the component, so SL109 stays quiet.
-    codes = [d.code for d in lint(_manifest(), [ev], Selection(select=("SL1",)))]
+    codes = [d.code for d in lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))]
     assert "SL109" not in codes
 
 
@@ -206,7 +207,9 @@ def test_an_unusable_cmake_is_a_finding_not_a_crash(tmp_path: Path) -> None:
     (ev,) = models
     assert isinstance(ev, ConfigEvaluation) and ev.failure is not None
     assert ev.failure.kind == "cmake-unusable"
-    assert [d.code for d in lint(_manifest(), models, Selection(select=("SL1",)))] == ["SL111"]
+    assert [d.code for d in lint(RULES, _manifest(), models, Selection(select=("SL1",)))] == [
+        "SL111"
+    ]
 
 
 def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
@@ -215,7 +218,7 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
     (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
     models = evaluate_artifact(open_artifact(root), LINUX, _manifest(), ["cmake"], 10)
     assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",))]
-    assert [d.code for d in lint(_manifest(), models)] == ["SL114"]
+    assert [d.code for d in lint(RULES, _manifest(), models)] == ["SL114"]
 
 
 def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
@@ -228,7 +231,7 @@ def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
 def test_no_cmake_at_all_is_said_not_skipped(tmp_path: Path) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = evaluate_artifact(tree, LINUX, _manifest(), [], 10)
-    (diagnostic,) = lint(_manifest(), models, Selection(select=("SL1",)))
+    (diagnostic,) = lint(RULES, _manifest(), models, Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "no CMake binary is configured" in diagnostic.message
 
 
@@ -286,7 +289,7 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
     assert alternate.config.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
     # Not the first copy's answer again: find_package's cached <pkg>_DIR was forgotten.
     assert [e.raw for e in alternate.aggregates[0].entries] == ["pkg/lib/cmake/libpkg.so"]
-    found = [d for d in lint(the_manifest, [ev], Selection(select=("SL115",)))]
+    found = [d for d in lint(RULES, the_manifest, [ev], Selection(select=("SL115",)))]
     assert len(found) == 1
     assert found[0].location.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
     assert "PKG_LIBRARIES carries nothing vs runtime" in found[0].message
@@ -322,7 +325,7 @@ def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path)
     assert requests["runtime"].found and requests["runtime"].message is None
     assert not requests["extra"].found
     assert requests["extra"].message == "no component extra"
-    refused = [d for d in lint(the_manifest, [ev], Selection(select=("SL110",)))]
+    refused = [d for d in lint(RULES, the_manifest, [ev], Selection(select=("SL110",)))]
     assert [d.subject.component for d in refused] == ["extra"]
 
 
@@ -339,7 +342,7 @@ def test_a_route_no_configured_cmake_covers_is_said(
 ) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = evaluate_artifact(tree, LINUX, _manifest(), [str(cmake(v)) for v in versions], 60)
-    diagnostics = lint(_manifest(), models, Selection(select=("SL116",)))
+    diagnostics = lint(RULES, _manifest(), models, Selection(select=("SL116",)))
     assert [d.message.split(" ")[7] for d in diagnostics] == missing
     for d in diagnostics:
         assert d.severity.value == "warning" and "no configured CMake falls in it" in d.message

@@ -35,6 +35,7 @@ from shiplint.manifest.model import (
     Manifest,
 )
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 
 from tests.builders import library, manifest
 
@@ -157,7 +158,7 @@ def _paths_route(**changes: object) -> ConfigEvaluation:
 
 
 def _codes(model: object) -> list[Diagnostic]:
-    return [d for d in lint(MANIFEST, [model], Selection(select=("SL1",)))]
+    return [d for d in lint(RULES, MANIFEST, [model], Selection(select=("SL1",)))]
 
 
 def test_the_base_models_are_quiet() -> None:
@@ -466,7 +467,7 @@ def test_sl101_quiet_when_an_only_aggregate_lists_the_opt_in() -> None:
     only = Aggregate("PKG_LIBRARIES", Carries(only=("runtime", "extra")), ())
     custom = replace(MANIFEST, aggregates=(only,))
     model = _evaluation(aggregates=(_var("PKG_LIBRARIES", ("pkg::runtime", "pkg::extra")),))
-    assert lint(custom, [model], Selection(select=("SL1",))) == []
+    assert lint(RULES, custom, [model], Selection(select=("SL1",))) == []
 
 
 def test_sl115_fires_when_an_installed_copy_publishes_something_else() -> None:

@@ -20,6 +20,7 @@ from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
@@ -55,7 +56,7 @@ def test_every_platform_and_route_is_evaluated(clean: tuple[Manifest, list[objec
 
 def test_the_clean_package_is_quiet(clean: tuple[Manifest, list[object]]) -> None:
     manifest, models = clean
-    assert lint(manifest, models, Selection(select=("SL1",))) == []
+    assert lint(RULES, manifest, models, Selection(select=("SL1",))) == []
 
 
 def test_source_mode_publishes_what_the_manifest_places(
@@ -86,7 +87,9 @@ def _broken(tmp_path: Path, routes: list[str], file: str, old: str, new: str) ->
     path.write_text(text.replace(old, new), encoding="utf-8")
     # Linux only: every defect below shows there, and it halves the runs.
     manifest = replace(load_manifest(repo / "shiplint.yaml"), platforms=(Platform("linux"),))
-    return lint(manifest, evaluate_source(repo, manifest, routes, 60), Selection(select=("SL1",)))
+    return lint(
+        RULES, manifest, evaluate_source(repo, manifest, routes, 60), Selection(select=("SL1",))
+    )
 
 
 def _on(diagnostics: list[Diagnostic]) -> set[tuple[str, str | None, str | None]]:
@@ -170,7 +173,9 @@ def test_a_missing_config_source_is_reported(tmp_path: Path, routes: list[str]) 
     shutil.copytree(FIXTURE, repo)
     (repo / CONFIG).unlink()
     manifest = replace(load_manifest(repo / "shiplint.yaml"), platforms=(Platform("linux"),))
-    found = lint(manifest, evaluate_source(repo, manifest, routes, 60), Selection(select=("SL1",)))
+    found = lint(
+        RULES, manifest, evaluate_source(repo, manifest, routes, 60), Selection(select=("SL1",))
+    )
     assert [d.code for d in found] == ["SL111", "SL111"]
     assert all(CONFIG in d.message for d in found)
 

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import pytest
 from shiplint import registry
 from shiplint.catalogue import catalogue
+from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Finding, Location, Severity, Subject
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Manifest, Mark, Waiver
 from shiplint.rule import Rule
 
 from tests.builders import library, manifest
+from tests.material import EXAMPLE_MANIFEST, REPO
 
 
 @dataclass(frozen=True)
@@ -30,21 +34,18 @@ def _crash(manifest: Manifest, model: FakeModel) -> Iterator[Finding]:
     raise KeyError("boom")
 
 
-@pytest.fixture
-def with_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Borrow two real catalogue codes for the fake rules: the engine stamps their docs.
-    monkeypatch.setattr(
-        "shiplint.engine.RULES",
-        (*registry.RULES, Rule("SL001", FakeModel, _missing), Rule("SL002", FakeModel, _crash)),
-    )
+# Two real catalogue codes borrowed for the fake rules: the engine stamps their docs.
+WITH_FAKES = (*registry.RULES, Rule("SL001", FakeModel, _missing), Rule("SL002", FakeModel, _crash))
 
 
 def _waiver(rule: str, **subject: str) -> Waiver:
     return Waiver(rule, tuple(sorted(subject.items())), "because it is fine", Mark("m.yaml", 7, 3))
 
 
-def test_engine_stamps_code_slug_and_severity(with_rules: None) -> None:
-    diags = lint(manifest((library("a"),)), [FakeModel(("a",))], Selection(ignore=("SL002",)))
+def test_engine_stamps_code_slug_and_severity() -> None:
+    diags = lint(
+        WITH_FAKES, manifest((library("a"),)), [FakeModel(("a",))], Selection(ignore=("SL002",))
+    )
     (d,) = diags
     doc = catalogue()["SL001"]
     assert (d.code, d.slug, d.severity) == ("SL001", doc.slug, doc.severity)
@@ -52,29 +53,29 @@ def test_engine_stamps_code_slug_and_severity(with_rules: None) -> None:
     assert d.counts
 
 
-def test_waiver_marks_finding_and_does_not_count(with_rules: None) -> None:
+def test_waiver_marks_finding_and_does_not_count() -> None:
     m = manifest(waivers=(_waiver("SL001", library="a*"),))
-    diags = lint(m, [FakeModel(("abc", "zzz"))], Selection(ignore=("SL002",)))
+    diags = lint(WITH_FAKES, m, [FakeModel(("abc", "zzz"))], Selection(ignore=("SL002",)))
     waived = {d.subject.library: d.waived for d in diags}
     assert waived == {"abc": "because it is fine", "zzz": None}
 
 
-def test_unmatched_waiver_is_reported_at_its_line(with_rules: None) -> None:
+def test_unmatched_waiver_is_reported_at_its_line() -> None:
     m = manifest(waivers=(_waiver("SL001", library="nothing"),))
-    diags = lint(m, [FakeModel(("abc",))], Selection(ignore=("SL002",)))
+    diags = lint(WITH_FAKES, m, [FakeModel(("abc",))], Selection(ignore=("SL002",)))
     stale = [d for d in diags if d.message.startswith("waiver for")]
     assert len(stale) == 1
     assert stale[0].location == Location("m.yaml", 7, 3)
     assert stale[0].severity is Severity.WARNING
 
 
-def test_waiver_for_a_rule_that_did_not_run_is_not_stale(with_rules: None) -> None:
+def test_waiver_for_a_rule_that_did_not_run_is_not_stale() -> None:
     m = manifest(waivers=(_waiver("SL3", library="x"),))
-    assert lint(m, [], Selection(ignore=("SL002",))) == []
+    assert lint(WITH_FAKES, m, [], Selection(ignore=("SL002",))) == []
 
 
-def test_crashing_rule_is_reported_not_raised(with_rules: None) -> None:
-    diags = lint(manifest(), [FakeModel(("a",))], Selection(select=("SL002",)))
+def test_crashing_rule_is_reported_not_raised() -> None:
+    diags = lint(WITH_FAKES, manifest(), [FakeModel(("a",))], Selection(select=("SL002",)))
     (d,) = diags
     assert d.code == "SL002" and "KeyError" in d.message and "test_engine.py" in d.message
 
@@ -86,8 +87,38 @@ def test_selection() -> None:
     assert Selection().enabled("SL999")
 
 
-def test_diagnostics_are_immutable(with_rules: None) -> None:
-    (d,) = lint(manifest(), [FakeModel(("a",))], Selection(select=("SL001",)))
+def test_diagnostics_are_immutable() -> None:
+    (d,) = lint(WITH_FAKES, manifest(), [FakeModel(("a",))], Selection(select=("SL001",)))
     with pytest.raises(AttributeError):
         d.code = "SL999"  # type: ignore[misc]
     assert replace(d, waived="x").waived == "x"
+
+
+def test_loading_config_and_manifest_imports_no_rule() -> None:
+    """Validating a waiver's or --select's code reads the rule documents, not the rules."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from shiplint.config import load_config\n"
+        "from shiplint.manifest.load import load_manifest\n"
+        f"load_config(Path({str(REPO)!r}))\n"
+        f"load_manifest(Path({str(EXAMPLE_MANIFEST)!r}))\n"
+        "loaded = [m for m in sys.modules if m.startswith(('shiplint.checks', 'shiplint.registry'))]\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_rule_codes_are_the_registered_rules() -> None:
+    assert rule_codes() == tuple(sorted(r.code for r in registry.RULES))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "names"),
+    [("SL3", True), ("SL305", True), ("SL", True), ("SL9", False), ("X", False)],
+)
+def test_one_answer_to_which_patterns_name_a_rule(pattern: str, names: bool) -> None:
+    assert unknown_patterns([pattern], rule_codes()) == ([] if names else [pattern])

@@ -21,6 +21,7 @@ from shiplint.engine import Selection, lint
 from shiplint.link_probe.model import ConsumerBuild, ConsumerKind
 from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 from shiplint.manifest.model import Manifest
+from shiplint.registry import RULES
 
 from tests.link_probe_support import (
     CONFIG,
@@ -61,7 +62,7 @@ def probe(
 
 
 def diagnose(models: list[object], manifest: Manifest = MANIFEST) -> list[Diagnostic]:
-    return lint(manifest, models, Selection(select=("SL5",)))
+    return lint(RULES, manifest, models, Selection(select=("SL5",)))
 
 
 def builds(models: list[object]) -> dict[tuple[str, str], ConsumerBuild]:

@@ -21,6 +21,7 @@ from shiplint.link_probe.model import ConsumerBuild
 from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
+from shiplint.registry import RULES
 
 from tests.link_probe_support import render, strip_retention
 from tests.material import (
@@ -62,7 +63,7 @@ def probe(artifact: Path, manifest: Manifest, options: ProbeOptions) -> list[obj
 
 
 def diagnose(models: list[object], manifest: Manifest) -> list[Diagnostic]:
-    return lint(manifest, models, Selection(select=("SL5",)))
+    return lint(RULES, manifest, models, Selection(select=("SL5",)))
 
 
 def needed(models: list[object]) -> dict[tuple[str, str], tuple[str, ...]]:

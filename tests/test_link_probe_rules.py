@@ -15,6 +15,7 @@ from shiplint.link_probe.model import (
     ProbeUnavailable,
     ToolFailure,
 )
+from shiplint.registry import RULES
 
 from tests.link_probe_support import probepkg_manifest
 
@@ -81,12 +82,12 @@ CASES = [
 
 @pytest.mark.parametrize(("model", "codes"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_rule_table(model: object, codes: list[str]) -> None:
-    found = [d.code for d in lint(MANIFEST, [model], Selection(select=("SL5",)))]
+    found = [d.code for d in lint(RULES, MANIFEST, [model], Selection(select=("SL5",)))]
     assert sorted(found) == codes
 
 
 def test_dropped_component_names_library_route_and_needed() -> None:
-    (diag,) = lint(MANIFEST, [built(KERNELS, ())], Selection(select=("SL5",)))
+    (diag,) = lint(RULES, MANIFEST, [built(KERNELS, ())], Selection(select=("SL5",)))
     assert diag.location == CONFIG
     assert "libprobepkg_kernels.so" in diag.message
     assert "CMake 4.4.5, route targets" in diag.message
@@ -98,7 +99,9 @@ def test_dropped_component_names_library_route_and_needed() -> None:
 
 
 def test_aggregate_findings_name_the_component_and_variable() -> None:
-    diags = lint(MANIFEST, [built(AGGREGATE, ("probepkg_extra",))], Selection(select=("SL5",)))
+    diags = lint(
+        RULES, MANIFEST, [built(AGGREGATE, ("probepkg_extra",))], Selection(select=("SL5",))
+    )
     by_code = {d.code: d for d in diags}
     assert by_code["SL502"].subject.component == "extra"
     assert by_code["SL502"].subject.variable == "PROBEPKG_LIBRARIES"
@@ -107,6 +110,8 @@ def test_aggregate_findings_name_the_component_and_variable() -> None:
 
 
 def test_failure_reports_step_version_and_tail() -> None:
-    (diag,) = lint(MANIFEST, [ConsumerBuild(OLD, KERNELS, FAILED)], Selection(select=("SL5",)))
+    (diag,) = lint(
+        RULES, MANIFEST, [ConsumerBuild(OLD, KERNELS, FAILED)], Selection(select=("SL5",))
+    )
     assert "at the build step with CMake 3.24.3, route paths" in diag.message
     assert diag.message.endswith("ld: cannot find -lprobepkg_missing")

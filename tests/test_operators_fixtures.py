@@ -22,6 +22,7 @@ from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
 from shiplint.operators.artifact import operator_models
 from shiplint.operators.model import OperatorRegistrations, RegisteredOperator, Status
 from shiplint.operators.tables import kernel_records
+from shiplint.registry import RULES
 
 from tests.builders import library, manifest
 
@@ -139,7 +140,7 @@ def test_statuses_of_every_library(colliding: OperatorRegistrations) -> None:
 
 
 def test_the_colliding_fixture_is_reported(colliding: OperatorRegistrations) -> None:
-    diagnostics = lint(opreg_manifest(), [colliding])
+    diagnostics = lint(RULES, opreg_manifest(), [colliding])
     found = [
         (d.code, d.location.path.split("!/")[1], d.subject.library, d.subject.operator)
         for d in diagnostics
@@ -185,7 +186,7 @@ def test_a_package_without_the_colliding_library_is_quiet(
     libs: dict[str, Path], tmp_path: Path
 ) -> None:
     model = _model(_tree(tmp_path, libs, ("runtime", "alpha", "code")))
-    codes = [d.code for d in lint(opreg_manifest(), [model])]
+    codes = [d.code for d in lint(RULES, opreg_manifest(), [model])]
     assert codes == ["SL405"]  # only the code-registered library, as not determined
 
 

@@ -18,6 +18,7 @@ from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.operators.artifact import operator_models
 from shiplint.operators.model import LibraryRegistrations, OperatorRegistrations, Status
+from shiplint.registry import RULES
 
 from tests.material import EXAMPLE_MANIFEST, wheel
 
@@ -74,7 +75,7 @@ def member(model: OperatorRegistrations, path: str) -> LibraryRegistrations:
 def findings(model: OperatorRegistrations) -> list[tuple[str, str]]:
     return [
         (d.code, d.location.path.split("!/", 1)[1])
-        for d in lint(example(), [model], Selection(select=("SL4",)))
+        for d in lint(RULES, example(), [model], Selection(select=("SL4",)))
     ]
 
 

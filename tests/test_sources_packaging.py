@@ -20,6 +20,7 @@ from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import BuildDeclaration, Manifest, PackagingCall
+from shiplint.registry import RULES
 from shiplint.sources.collect import read_sources
 from shiplint.sources.model import SourceModel
 
@@ -94,7 +95,7 @@ def packaged_copy(root: Path, edits: dict[str, str] | None = None) -> Path:
 
 
 def run(root: Path, manifest: Manifest) -> list[Diagnostic]:
-    return lint(manifest, [read_sources(root, manifest)], Selection(select=("SL2",)))
+    return lint(RULES, manifest, [read_sources(root, manifest)], Selection(select=("SL2",)))
 
 
 def line_of(root: Path, needle: str) -> int:

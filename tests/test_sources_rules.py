@@ -19,6 +19,7 @@ from shiplint.diagnostics import Diagnostic, Severity
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import BuildDeclaration, Manifest, Sources
+from shiplint.registry import RULES
 from shiplint.sources.collect import read_sources
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "srcproject"
@@ -30,7 +31,7 @@ def manifest() -> Manifest:
 
 
 def run(root: Path, manifest: Manifest) -> list[Diagnostic]:
-    return lint(manifest, [read_sources(root, manifest)], Selection(select=("SL2",)))
+    return lint(RULES, manifest, [read_sources(root, manifest)], Selection(select=("SL2",)))
 
 
 def codes(diagnostics: list[Diagnostic]) -> list[str]:

@@ -161,6 +161,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | None) -> int:
     from shiplint.artifacts.archive import ArtifactError
+    from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
     from shiplint.engine import lint
     from shiplint.manifest.load import load_manifest
@@ -174,12 +175,11 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     config = load_config(root)
     select = _split_codes(args.select) or config.select
     ignore = _split_codes(args.ignore) or config.ignore
-    codes = [r.code for r in RULES]
-    for code in (*select, *ignore):
-        if not any(c.startswith(code) for c in codes):
-            return _usage_error(
-                f"unknown rule code {code!r} in --select/--ignore (see `shiplint rules`)"
-            )
+    unknown = unknown_patterns((*select, *ignore), rule_codes())
+    if unknown:
+        return _usage_error(
+            f"unknown rule code {unknown[0]!r} in --select/--ignore (see `shiplint rules`)"
+        )
 
     manifest_path = args.manifest or config.manifest or root / "shiplint.yaml"
     if not manifest_path.is_file():
@@ -202,7 +202,7 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
         models = collect_models(request, manifest, Progress(), reader)
     except ArtifactError as exc:
         return _usage_error(str(exc))
-    diagnostics = lint(manifest, models, request.selection)
+    diagnostics = lint(RULES, manifest, models, request.selection)
     fail_on = Severity.parse(args.fail_on) if args.fail_on else config.fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = reporter(args.format)(report)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Severity
 from shiplint.manifest.errors import InputError, Problem
 
@@ -66,7 +67,6 @@ def load_config(root: Path) -> Config:
 def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
     import jsonschema
 
-    from shiplint.registry import RULES
     from shiplint.resources import schema_path
 
     schema = __import__("json").loads(schema_path("config.schema.json").read_text("utf-8"))
@@ -86,19 +86,18 @@ def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
                 label, _key_line(text, key), 1, f"tool.shiplint.{key}".rstrip("."), error.message
             )
         )
-    codes = [r.code for r in RULES]
     for field in ("select", "ignore"):
-        for value in table.get(field, []) if isinstance(table.get(field), list) else []:
-            if isinstance(value, str) and not any(c.startswith(value) for c in codes):
-                problems.append(
-                    Problem(
-                        label,
-                        _key_line(text, field),
-                        1,
-                        f"tool.shiplint.{field}",
-                        f"unknown rule code {value!r} (see `shiplint rules`)",
-                    )
+        values = table.get(field, []) if isinstance(table.get(field), list) else []
+        for value in unknown_patterns((v for v in values if isinstance(v, str)), rule_codes()):
+            problems.append(
+                Problem(
+                    label,
+                    _key_line(text, field),
+                    1,
+                    f"tool.shiplint.{field}",
+                    f"unknown rule code {value!r} (see `shiplint rules`)",
                 )
+            )
     return problems
 
 

@@ -1,16 +1,21 @@
-"""Run the registered rules over the models of one run. Never prints, never exits."""
+"""Run the given rules over the models of one run. Never prints, never exits.
+
+The rules are a parameter (the CLI passes the registry's): the engine knows how
+to run a rule, not which rules exist.
+"""
 
 from __future__ import annotations
 
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from shiplint.catalogue import rule_doc
+from shiplint.codes import covers
 from shiplint.diagnostics import Diagnostic, Finding
 from shiplint.engine_models import RuleCrash, WaiverUsage
 from shiplint.manifest.model import Manifest, Waiver
-from shiplint.registry import RULES
 from shiplint.rule import Rule
 from shiplint.selection import ALL, Selection
 
@@ -30,12 +35,14 @@ def stamp(code: str, finding: Finding) -> Diagnostic:
     )
 
 
-def _run(rule: Rule[object], manifest: Manifest, model: object) -> Iterable[Diagnostic]:
+def _run(
+    rules: Sequence[Rule[Any]], rule: Rule[Any], manifest: Manifest, model: object
+) -> Iterable[Diagnostic]:
     try:
         findings = list(rule.run(manifest, model))
     except Exception as exc:  # a rule bug must not hide every other finding
         crash = RuleCrash(rule.code, f"{type(exc).__name__}: {exc}", _last_frame(exc))
-        yield from _run_crash_rules(manifest, crash)
+        yield from _run_crash_rules(rules, manifest, crash)
         return
     for finding in findings:
         yield stamp(rule.code, finding)
@@ -49,8 +56,10 @@ def _last_frame(exc: BaseException) -> str:
     return f"{last.filename}:{last.lineno}"
 
 
-def _run_crash_rules(manifest: Manifest, crash: RuleCrash) -> Iterable[Diagnostic]:
-    for rule in RULES:
+def _run_crash_rules(
+    rules: Sequence[Rule[Any]], manifest: Manifest, crash: RuleCrash
+) -> Iterable[Diagnostic]:
+    for rule in rules:
         if rule.model is RuleCrash:
             for finding in rule.run(manifest, crash):
                 yield stamp(rule.code, finding)
@@ -58,7 +67,7 @@ def _run_crash_rules(manifest: Manifest, crash: RuleCrash) -> Iterable[Diagnosti
 
 def _waive(waivers: Sequence[Waiver], diagnostic: Diagnostic) -> tuple[Diagnostic, Waiver | None]:
     for waiver in waivers:
-        if diagnostic.code.startswith(waiver.rule) and diagnostic.subject.matches(
+        if covers(waiver.rule, diagnostic.code) and diagnostic.subject.matches(
             waiver.subject_pattern()
         ):
             return replace(diagnostic, waived=waiver.reason), waiver
@@ -66,18 +75,21 @@ def _waive(waivers: Sequence[Waiver], diagnostic: Diagnostic) -> tuple[Diagnosti
 
 
 def lint(
-    manifest: Manifest, models: Sequence[object], selection: Selection = ALL
+    rules: Sequence[Rule[Any]],
+    manifest: Manifest,
+    models: Sequence[object],
+    selection: Selection = ALL,
 ) -> list[Diagnostic]:
-    """Every diagnostic the enabled rules report on `models`, waivers applied, sorted."""
+    """Every diagnostic the enabled `rules` report on `models`, waivers applied, sorted."""
     diagnostics: list[Diagnostic] = []
     ran: set[str] = set()
-    for rule in RULES:
+    for rule in rules:
         if rule.model in (WaiverUsage, RuleCrash) or not selection.enabled(rule.code):
             continue
         for model in models:
             if isinstance(model, rule.model):
                 ran.add(rule.code)
-                diagnostics.extend(_run(rule, manifest, model))
+                diagnostics.extend(_run(rules, rule, manifest, model))
 
     used: set[int] = set()
     waived: list[Diagnostic] = []
@@ -92,10 +104,10 @@ def lint(
     unused = tuple(
         w
         for w in manifest.waivers
-        if id(w) not in used and any(code.startswith(w.rule) for code in ran)
+        if id(w) not in used and any(covers(w.rule, code) for code in ran)
     )
     usage = WaiverUsage(unused)
-    for rule in RULES:
+    for rule in rules:
         if rule.model is WaiverUsage and selection.enabled(rule.code):
-            waived.extend(_run(rule, manifest, usage))
+            waived.extend(_run(rules, rule, manifest, usage))
     return sorted(waived, key=Diagnostic.sort_key)

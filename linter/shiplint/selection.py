@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shiplint.codes import covers
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -11,9 +13,9 @@ class Selection:
     ignore: tuple[str, ...] = ()
 
     def enabled(self, code: str) -> bool:
-        if self.select and not any(code.startswith(s) for s in self.select):
+        if self.select and not any(covers(s, code) for s in self.select):
             return False
-        return not any(code.startswith(i) for i in self.ignore)
+        return not any(covers(i, code) for i in self.ignore)
 
     def any_enabled(self, codes: tuple[str, ...]) -> bool:
         return any(self.enabled(code) for code in codes)

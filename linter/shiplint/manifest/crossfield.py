@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from shiplint.codes import names_a_rule
 from shiplint.manifest.errors import Problem, json_path
 from shiplint.manifest.yamldoc import Document, PathKey
 
@@ -80,7 +81,7 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
 
     codes = tuple(known_rule_codes)
     for i, waiver in enumerate(data.get("waivers", [])):
-        if not any(code.startswith(waiver["rule"]) for code in codes):
+        if not names_a_rule(waiver["rule"], codes):
             report(
                 ("waivers", i, "rule"),
                 f"waiver names no known rule: {waiver['rule']!r} (see `shiplint rules`)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from shiplint.codes import rule_codes
 from shiplint.manifest.crossfield import cross_field_problems
 from shiplint.manifest.errors import InputError, ManifestError
 from shiplint.manifest.model import (
@@ -48,9 +49,7 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
     problems = schema_problems(doc, SCHEMA)
     if problems:
         raise ManifestError(problems)
-    from shiplint.registry import RULES
-
-    problems = cross_field_problems(doc, (r.code for r in RULES))
+    problems = cross_field_problems(doc, rule_codes())
     if problems:
         raise ManifestError(problems)
     return _build(doc)
