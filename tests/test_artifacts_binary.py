@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.binary import (
+from shiplint.artifacts.demangle import base_name, demangle
+from shiplint.artifacts.headers import SNIFF_BYTES, sniff
+from shiplint.artifacts.lief_reader import read_binary
+from shiplint.artifacts.records import (
     BinaryError,
     BinaryFormat,
     BinaryRecord,
     Binding,
     FileType,
-    read_binary,
 )
-from shiplint.artifacts.demangle import base_name, demangle
+from shiplint.platforms import Platform
 
 from tests.artifact_libs import built_libs
 from tests.material import REPO, wheel
@@ -220,7 +223,8 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
 
 FUZZ = """
 import random, sys, zipfile
-from shiplint.artifacts.binary import BinaryError, BinaryRecord, read_binary
+from shiplint.artifacts.lief_reader import read_binary
+from shiplint.artifacts.records import BinaryError, BinaryRecord
 wheel, member = sys.argv[1], sys.argv[2]
 data = zipfile.ZipFile(wheel).read(member)
 rnd = random.Random(20261130)
@@ -254,3 +258,45 @@ def test_mutated_real_binaries_never_crash_the_process(platform: str, member: st
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stderr == ""
+
+
+def test_lief_is_imported_by_the_lief_reader_only() -> None:
+    package = REPO / "linter" / "shiplint"
+    importers = set()
+    for source in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n == "lief" or n.startswith("lief.") for n in names):
+                importers.add(source.relative_to(package).as_posix())
+    assert importers == {"artifacts/lief_reader.py"}
+
+
+@pytest.mark.parametrize(
+    "platform",
+    ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "macosx_14_0_arm64", "win_amd64"],
+)
+def test_header_sniff_agrees_with_lief_on_every_shared_object(platform: str) -> None:
+    """The platform an artifact without a wheel tag gets is what lief would say, per file."""
+    from shiplint.artifacts.collect import is_shared_object_name
+
+    with open_artifact(wheel("1.5.1", platform)) as tree:
+        members = [m for m in tree.names() if is_shared_object_name(m)]
+        assert members
+        for member in members:
+            record = read_binary(tree.read(member), member)
+            assert isinstance(record, BinaryRecord), record
+            sniffed = sniff(tree.head(member, SNIFF_BYTES))
+            assert sniffed == Platform(record.format.os or "", record.arch), member
+
+
+def test_header_sniff_of_what_is_no_binary() -> None:
+    assert sniff(b"") is None
+    assert sniff(b"!<arch>\n") is None
+    assert sniff(b"\x7fELF") is None  # cut short before e_machine
+    assert sniff(b"MZ" + b"\0" * 100) is None  # no PE header where e_lfanew points

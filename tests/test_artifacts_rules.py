@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.binary import BinaryFormat, BinaryRecord, FileType
 from shiplint.artifacts.collect import collect_artifact
 from shiplint.artifacts.model import ArtifactModel, LibraryFile
+from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership

@@ -7,8 +7,9 @@ import textwrap
 from pathlib import Path
 
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.binary import BinaryError, read_binary, read_relocated_pointers
 from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.lief_reader import read_binary, read_relocated_pointers
+from shiplint.artifacts.records import BinaryError
 from shiplint.artifacts.worker import WorkerReader
 
 from tests.artifact_libs import built_libs, pack_wheel

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.binary import read_relocated_pointers
+from shiplint.artifacts.lief_reader import read_relocated_pointers
 from shiplint.engine import lint
 from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
 from shiplint.operators.artifact import operator_models

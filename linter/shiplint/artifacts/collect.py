@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from shiplint.artifacts.archive import ArtifactTree, MemberError
-from shiplint.artifacts.binary import BinaryError, BinaryRecord
 from shiplint.artifacts.model import ArtifactModel, LibraryFile, Unreadable
+from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.worker import IN_PROCESS, BinaryReader
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform

@@ -17,9 +17,9 @@ from collections import deque
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from shiplint.artifacts.binary import BinaryFormat, BinaryRecord
 from shiplint.artifacts.model import ArtifactModel
 from shiplint.artifacts.paths import join_within
+from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.manifest.model import Externals
 
 _ORIGIN_TOKENS = ("${ORIGIN}", "$ORIGIN", "@loader_path")

@@ -9,7 +9,7 @@ import functools
 from dataclasses import dataclass
 
 from shiplint.artifacts.archive import Rejected
-from shiplint.artifacts.binary import BinaryRecord
+from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
 

@@ -1,7 +1,7 @@
 """Binaries parsed in a child process, so that a crash inside lief costs one file, not the run.
 
 lief is native code reading hostile input: a Python exception becomes an
-unreadable-binary fact in `binary.py`, but a segmentation fault would end the
+unreadable-binary fact in `lief_reader.py`, but a segmentation fault would end the
 whole process. The pipeline therefore sends each binary to a worker process
 (`python -m shiplint.artifacts.worker`) one at a time. If the worker dies while it
 holds a file, that file is reported unreadable with the signal, and a new worker
@@ -23,7 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any, Protocol
 
-from shiplint.artifacts.binary import BinaryError, BinaryRecord, RelocatedPointers
+from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
+from shiplint.artifacts.records import BinaryError, BinaryRecord
 
 _HEADER = struct.Struct("!Q")
 
@@ -40,12 +41,12 @@ class InProcess:
     """Parse in this process (tests, and the link probe's own freshly built consumers)."""
 
     def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
-        from shiplint.artifacts.binary import read_binary
+        from shiplint.artifacts.lief_reader import read_binary
 
         return read_binary(data, name)
 
     def pointers(self, data: bytes, name: str) -> RelocatedPointers:
-        from shiplint.artifacts.binary import read_relocated_pointers
+        from shiplint.artifacts.lief_reader import read_relocated_pointers
 
         return read_relocated_pointers(data)
 
@@ -76,8 +77,6 @@ class WorkerReader:
         return result  # type: ignore[no-any-return]
 
     def pointers(self, data: bytes, name: str) -> RelocatedPointers:
-        from shiplint.artifacts.binary import unreadable_pointers
-
         result = self._call("pointers", data, name)
         if isinstance(result, str):
             return unreadable_pointers(result)
@@ -156,9 +155,9 @@ def _receive(stream: IO[bytes]) -> Any:
 
 def main() -> int:
     # lief first: its import is most of a worker's start-up and overlaps the parent's work.
-    from shiplint.artifacts import binary
+    from shiplint.artifacts import lief_reader
 
-    binary.preload()
+    lief_reader.preload()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
@@ -166,9 +165,9 @@ def main() -> int:
         except EOFError:
             return 0
         if kind == "binary":
-            _send(stdout, binary.read_binary(data, name))
+            _send(stdout, lief_reader.read_binary(data, name))
         else:
-            _send(stdout, binary.read_relocated_pointers(data))
+            _send(stdout, lief_reader.read_relocated_pointers(data))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.artifacts.binary import BinaryFormat, BinaryRecord, FileType
 from shiplint.artifacts.collect import is_shared_object_name, matches_any_library
 from shiplint.artifacts.linkage import (
     EntryKind,
@@ -20,6 +19,7 @@ from shiplint.artifacts.linkage import (
     resolve_needed,
 )
 from shiplint.artifacts.model import ArtifactModel, LibraryFile
+from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.rule import Rule

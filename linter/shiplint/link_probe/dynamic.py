@@ -1,5 +1,5 @@
 """What the probe needs of a binary on disk (NEEDED, SONAME, platform), read through
-the one binary reader (`shiplint.artifacts.binary`), never by parsing tool output."""
+the one binary reader (`shiplint.artifacts.lief_reader`), never by parsing tool output."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ class Dynamic:
 
 def read_dynamic(path: Path) -> Dynamic | str:
     """The dynamic facts of the binary at `path`, or why they cannot be read."""
-    from shiplint.artifacts.binary import BinaryError, read_binary
+    from shiplint.artifacts.lief_reader import read_binary
+    from shiplint.artifacts.records import BinaryError
 
     try:
         data = path.read_bytes()

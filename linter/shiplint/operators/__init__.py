@@ -2,5 +2,5 @@
 
 Models in `model`, kernel-table reading in `tables`, registry resolution in
 `registries`, assembly per artifact in `collect`. Nothing here imports lief:
-the relocated pointers come from `shiplint.artifacts.binary`.
+the relocated pointers come from `shiplint.artifacts.lief_reader`.
 """

@@ -20,8 +20,8 @@ from shiplint.operators.registries import LinkFacts
 
 if TYPE_CHECKING:
     from shiplint.artifacts.archive import ArtifactTree
-    from shiplint.artifacts.binary import BinaryRecord
     from shiplint.artifacts.model import ArtifactModel
+    from shiplint.artifacts.records import BinaryRecord
     from shiplint.artifacts.worker import BinaryReader
 
 
@@ -34,9 +34,9 @@ def operator_models(
     if not manifest.registries:
         return []
     from shiplint.artifacts.archive import MemberError
-    from shiplint.artifacts.binary import FileType
     from shiplint.artifacts.collect import collect_artifact
     from shiplint.artifacts.model import ArtifactModel
+    from shiplint.artifacts.records import FileType
     from shiplint.artifacts.worker import IN_PROCESS
 
     artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)

@@ -1,12 +1,14 @@
 """The ONE module that imports lief: one binary's bytes in, a frozen record out.
 
 `read_binary(data, name) -> BinaryRecord | BinaryError` reads ELF, Mach-O and PE
-(and `!<arch>` static archives, which lief does not parse, by their first
-object) from bytes. Only what the rules need is parsed: the dynamic section,
-the dynamic symbol table, load commands, imports/exports; no relocations, no
-static symbol table, no resources. lief's API changes between releases stay in
-this file. lief is imported on the first call, so a run that reads no binary
-never loads it.
+(and `!<arch>` static archives, which lief does not parse, through
+`static_archive`) from bytes. Only what the rules need is parsed: the dynamic
+section, the dynamic symbol table, load commands, imports/exports; no relocations,
+no static symbol table, no resources. `read_relocated_pointers` reads the
+relocations too, for the operator tables. lief's API changes between releases stay
+in this file. lief is imported on the first call, so a run that reads no binary
+never loads it; the pipeline calls this module only inside the worker process
+(`shiplint.artifacts.worker`).
 
 Every failure on one file, including an exception inside lief, becomes a
 `BinaryError` for that file: never a crash of the run.
@@ -14,131 +16,30 @@ Every failure on one file, including an exception inside lief, becomes a
 
 from __future__ import annotations
 
-import enum
 import functools
-import struct
 import warnings
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from shiplint.artifacts.demangle import base_name, demangle
+from shiplint.artifacts.headers import (
+    AR_MAGICS,
+    ELF_MAGIC,
+    MACHO_MAGICS,
+    elf_truncation,
+    macho_problem,
+)
+from shiplint.artifacts.pointers import Image, Region, RelocatedPointers, unreadable_pointers
+from shiplint.artifacts.records import (
+    BinaryError,
+    BinaryFormat,
+    BinaryRecord,
+    Binding,
+    FileType,
+    SymbolRecord,
+)
+from shiplint.artifacts.static_archive import read_archive
 from shiplint.platforms import normalise_arch
 
-
-class BinaryFormat(enum.Enum):
-    ELF = "ELF"
-    MACHO = "Mach-O"
-    PE = "PE"
-    ARCHIVE = "archive"
-
-    @property
-    def os(self) -> str | None:
-        """The OS whose loader reads this format (None for an archive)."""
-        return {"ELF": "linux", "Mach-O": "macos", "PE": "windows"}.get(self.value)
-
-
-class FileType(enum.Enum):
-    SHARED_LIBRARY = "shared library"
-    # A Mach-O MH_BUNDLE: loadable with dlopen, not linkable.
-    BUNDLE = "loadable bundle"
-    EXECUTABLE = "executable"
-    OBJECT = "object file"
-    STATIC_ARCHIVE = "static archive"
-    OTHER = "other"
-
-
-class Binding(enum.Enum):
-    GLOBAL = "global"
-    WEAK = "weak"
-    # ELF STB_GNU_UNIQUE: one copy per process, chosen by the loader (vague linkage).
-    UNIQUE = "unique"
-
-
-@dataclass(frozen=True)
-class SymbolRecord:
-    """A defined, exported symbol. `name` is the C-level name (Mach-O's leading `_` removed)."""
-
-    name: str
-    binding: Binding
-    visibility: str
-    kind: str  # function | object | other
-
-    @property
-    def strong(self) -> bool:
-        """A strong definition: a copy of the code, not an inline/vague duplicate."""
-        return self.binding is Binding.GLOBAL
-
-    # Demangled on first use: most symbols of a run are never shown or matched by name.
-    # (cached_property writes __dict__ directly, which a frozen dataclass allows.)
-    @functools.cached_property
-    def demangled(self) -> str | None:
-        return demangle(self.name)
-
-    @functools.cached_property
-    def base(self) -> str:
-        """The demangled name without arguments (the mangled name when it does not demangle)."""
-        demangled = self.demangled
-        return base_name(demangled) if demangled else self.name
-
-
-@dataclass(frozen=True)
-class BinaryRecord:
-    """What the rules need to know of one binary."""
-
-    name: str  # the member path it was read from
-    format: BinaryFormat
-    # Normalised architectures (one, or several for a Mach-O universal binary).
-    arches: tuple[str, ...]
-    file_type: FileType
-    # ELF DT_SONAME, Mach-O LC_ID_DYLIB install name, PE export directory name.
-    soname: str | None
-    # DT_NEEDED / LC_LOAD_DYLIB (and weak/reexport/upward variants) / imported DLLs, in order.
-    needed: tuple[str, ...]
-    # ELF DT_RUNPATH entries; Mach-O LC_RPATH entries (the same role).
-    runpath: tuple[str, ...]
-    # ELF DT_RPATH entries, kept apart: searched before LD_LIBRARY_PATH, so it should not be used.
-    rpath: tuple[str, ...]
-    defined: tuple[SymbolRecord, ...]
-    undefined: tuple[str, ...]
-    # Members of a static archive (0 for anything else).
-    archive_members: int = 0
-
-    @property
-    def file_name(self) -> str:
-        return self.name.rsplit("/", 1)[-1]
-
-    @property
-    def arch(self) -> str | None:
-        return self.arches[0] if len(self.arches) == 1 else None
-
-    def strong_symbols(self) -> dict[str, SymbolRecord]:
-        """Strong definitions by mangled name (the comparison that tells a copy from an overload)."""
-        return self._strong
-
-    @functools.cached_property
-    def _strong(self) -> dict[str, SymbolRecord]:
-        return {s.name: s for s in self.defined if s.strong}
-
-
-@dataclass(frozen=True)
-class BinaryError:
-    """A member that looks like a binary (by name) but cannot be read as one, and why."""
-
-    name: str
-    reason: str
-
-
-_ELF_MAGIC = b"\x7fELF"
-_AR_MAGIC = (b"!<arch>\n", b"!<thin>\n")
-_MACHO_MAGICS = {
-    b"\xfe\xed\xfa\xce",
-    b"\xce\xfa\xed\xfe",
-    b"\xfe\xed\xfa\xcf",
-    b"\xcf\xfa\xed\xfe",
-    b"\xca\xfe\xba\xbe",  # universal (also a Java class file; lief tells them apart)
-    b"\xbe\xba\xfe\xca",
-}
 # Mach-O n_desc flag: the definition is weak (coalesced by the loader).
 _N_WEAK_DEF = 0x0080
 
@@ -167,14 +68,14 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
         # (or the BinaryError) already says what is wrong, stderr must stay clean.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            if head.startswith(_ELF_MAGIC):
+            if head.startswith(ELF_MAGIC):
                 return _read_elf(data, name)
-            if head[:4] in _MACHO_MAGICS:
+            if head[:4] in MACHO_MAGICS:
                 return _read_macho(data, name)
             if head.startswith(b"MZ"):
                 return _read_pe(data, name)
-            if head in _AR_MAGIC:
-                return _read_archive(data, name)
+            if head in AR_MAGICS:
+                return read_archive(data, name, read_binary)
     # lief raises its own error types, and some inputs reach plain ValueError,
     # TypeError or RuntimeError inside its bindings; any of them is a fact about
     # this one file, so the run goes on and the rules report it.
@@ -227,7 +128,7 @@ _ELF_ARCH = {
 
 def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     lief = _lief()
-    truncated = _elf_truncation(data)
+    truncated = elf_truncation(data)
     if truncated:
         return BinaryError(name, truncated)
     binary = lief.ELF.parse(data, _elf_config(lief, relocations=False))
@@ -302,50 +203,6 @@ def _elf_file_type(file_type: str, pie: bool) -> FileType:
     return {"EXEC": FileType.EXECUTABLE, "REL": FileType.OBJECT}.get(file_type, FileType.OTHER)
 
 
-def _elf_truncation(data: bytes) -> str | None:
-    """Why the ELF file is cut short, read from its own header, or None when it is whole.
-
-    lief builds a partial binary from a truncated file without complaint; a
-    library whose dynamic section is cut off would then look like one with no
-    dependencies, which is a wrong fact rather than an unreadable file.
-    """
-    if len(data) < 64:
-        return f"truncated: {len(data)} bytes, shorter than an ELF header"
-    is64 = data[4] == 2
-    little = data[5] == 1
-    order = "<" if little else ">"
-    if is64:
-        phoff, shoff = struct.unpack_from(order + "QQ", data, 32)
-        phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", data, 54)
-    else:
-        phoff, shoff = struct.unpack_from(order + "II", data, 28)
-        phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", data, 42)
-    size = len(data)
-    if phoff + phentsize * phnum > size:
-        return (
-            f"truncated: program headers end at {phoff + phentsize * phnum}, file has {size} bytes"
-        )
-    if shnum and shoff + shentsize * shnum > size:
-        return (
-            f"truncated: section headers end at {shoff + shentsize * shnum}, file has {size} bytes"
-        )
-    for index in range(phnum):
-        base = phoff + index * phentsize
-        if is64:
-            offset, filesz = (
-                struct.unpack_from(order + "Q", data, base + 8)[0],
-                struct.unpack_from(order + "Q", data, base + 32)[0],
-            )
-        else:
-            offset, filesz = (
-                struct.unpack_from(order + "I", data, base + 4)[0],
-                struct.unpack_from(order + "I", data, base + 16)[0],
-            )
-        if offset + filesz > size:
-            return f"truncated: segment {index} ends at {offset + filesz}, file has {size} bytes"
-    return None
-
-
 # ---------------------------------------------------------------- Mach-O
 
 _MACHO_ARCH = {"ARM64": "aarch64", "X86_64": "x86_64", "X86": "x86", "ARM": "arm"}
@@ -357,35 +214,9 @@ _MACHO_TYPES = {
 }
 
 
-def _macho_problem(data: bytes) -> str | None:
-    """Why a thin Mach-O file is cut short or empty, read from its header, or None."""
-    magic = data[:4]
-    if magic in (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca"):
-        if len(data) < 8:
-            return "truncated: shorter than a universal header"
-        (count,) = struct.unpack_from(">I", data, 4)
-        if 8 + 20 * count > len(data):
-            return f"truncated: {count} architectures do not fit in {len(data)} bytes"
-        for index in range(count):
-            offset, size = struct.unpack_from(">II", data, 8 + 20 * index + 8)
-            if offset + size > len(data):
-                return f"truncated: architecture {index} ends at {offset + size}, file has {len(data)} bytes"
-        return None
-    order = "<" if magic in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
-    header = 32 if magic in (b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf") else 28
-    if len(data) < header:
-        return f"truncated: {len(data)} bytes, shorter than a Mach-O header"
-    ncmds, sizeofcmds = struct.unpack_from(order + "II", data, 16)
-    if ncmds == 0:
-        return "no load commands"
-    if header + sizeofcmds > len(data):
-        return f"truncated: load commands end at {header + sizeofcmds}, file has {len(data)} bytes"
-    return None
-
-
 def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
     lief = _lief()
-    problem = _macho_problem(data)
+    problem = macho_problem(data)
     if problem:
         return BinaryError(name, problem)
     fat = lief.MachO.parse(data, lief.MachO.ParserConfig.quick)
@@ -495,88 +326,7 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
     )
 
 
-# ---------------------------------------------------------------- static archives
-
-
-def _read_archive(data: bytes, name: str) -> BinaryRecord | BinaryError:
-    """A `!<arch>` archive: its member count and the format/arch of its first object."""
-    if data.startswith(b"!<thin>\n"):
-        return _archive_record(name, BinaryFormat.ARCHIVE, (), 0)
-    offset = 8
-    members = 0
-    first: BinaryRecord | BinaryError | None = None
-    while offset + 60 <= len(data):
-        header = data[offset : offset + 60]
-        if header[58:60] != b"`\n":
-            return BinaryError(name, f"corrupt static archive: bad member header at {offset}")
-        try:
-            size = int(header[48:58].decode("ascii").strip())
-        except ValueError:
-            return BinaryError(name, f"corrupt static archive: bad member size at {offset}")
-        if offset + 60 + size > len(data):
-            return BinaryError(
-                name, f"truncated static archive: member at {offset} runs past the end"
-            )
-        member_name = header[:16].decode("ascii", "replace").strip()
-        body = data[offset + 60 : offset + 60 + size]
-        # "/" and "//" (GNU) and "__.SYMDEF" (BSD) are the symbol and name tables.
-        if member_name not in ("/", "//", "/SYM64/") and not member_name.startswith("__.SYMDEF"):
-            members += 1
-            if first is None and body[:4] in (_ELF_MAGIC, *_MACHO_MAGICS):
-                first = read_binary(body, f"{name}({member_name.rstrip('/')})")
-        offset += 60 + size + (size & 1)
-    if offset < len(data) and data[offset:].strip(b"\n"):
-        return BinaryError(
-            name, f"corrupt static archive: {len(data) - offset} bytes after the last member"
-        )
-    arches = first.arches if isinstance(first, BinaryRecord) else ()
-    return _archive_record(name, BinaryFormat.ARCHIVE, arches, members)
-
-
-def _archive_record(
-    name: str, fmt: BinaryFormat, arches: tuple[str, ...], members: int
-) -> BinaryRecord:
-    return BinaryRecord(
-        name=name,
-        format=fmt,
-        arches=arches,
-        file_type=FileType.STATIC_ARCHIVE,
-        soname=None,
-        needed=(),
-        runpath=(),
-        rpath=(),
-        defined=(),
-        undefined=(),
-        archive_members=members,
-    )
-
-
-# ---------------------------------------------------------------- relocated pointers (issue 6)
-
-# A pointed-to string longer than this is no operator name or kernel key.
-_MAX_POINTED_STRING = 512
-
-
-@dataclass(frozen=True)
-class RelocatedPointers:
-    """The pointer-sized slots the loader fills with addresses inside the image itself.
-
-    Registration tables (ExecuTorch's `Kernel` arrays) hold their names as such
-    pointers; reading names through the relocations, not `strings`, neither
-    counts error-message text nor misses a name the linker merged into the tail
-    of a longer string. Read only when the operator rules need it
-    (`read_relocated_pointers`), never by `read_binary`.
-    """
-
-    word_size: int
-    # (slot address, target address), sorted by slot.
-    slots: tuple[tuple[int, int], ...]
-    # (target, text) for every target holding a NUL-terminated printable ASCII string.
-    strings: tuple[tuple[int, str], ...]
-    # Targets inside executable code.
-    code: frozenset[int]
-    # Why the pointers could not be read (then everything else is empty), else None.
-    unreadable: str | None = None
+# ---------------------------------------------------------------- relocated pointers
 
 
 def read_relocated_pointers(data: bytes) -> RelocatedPointers:
@@ -592,9 +342,9 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            if head == _ELF_MAGIC:
+            if head == ELF_MAGIC:
                 return _elf_pointers(data)
-            if head in _MACHO_MAGICS:
+            if head in MACHO_MAGICS:
                 return _macho_pointers(data)
             if head[:2] == b"MZ":
                 return _pe_pointers(data)
@@ -603,73 +353,16 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
     return unreadable_pointers("not an ELF, Mach-O or PE binary")
 
 
-def unreadable_pointers(reason: str) -> RelocatedPointers:
-    """No pointers, and why."""
-    return RelocatedPointers(0, (), (), frozenset(), reason)
-
-
-@dataclass(frozen=True)
-class _Region:
-    start: int
-    data: bytes
-    size: int
-    executable: bool
-
-
-class _Image:
-    """The loaded image as address ranges with their file bytes, for reads at addresses."""
-
-    def __init__(self, regions: list[_Region]) -> None:
-        self._regions = sorted((r for r in regions if r.size), key=lambda r: r.start)
-
-    def _find(self, address: int) -> _Region | None:
-        for region in self._regions:
-            if region.start <= address < region.start + region.size:
-                return region
-        return None
-
-    def word(self, address: int, size: int) -> int | None:
-        region = self._find(address)
-        if region is None:
-            return None
-        offset = address - region.start
-        # Bytes past the file-backed part (bss) read as zero, as they are loaded.
-        return int.from_bytes(region.data[offset : offset + size].ljust(size, b"\0"), "little")
-
-    def string(self, address: int) -> str | None:
-        # The NUL-terminated string AT the address, which may be the tail of a
-        # longer literal: exactly what the runtime reads through the pointer.
-        region = self._find(address)
-        if region is None:
-            return None
-        offset = address - region.start
-        end = region.data.find(b"\0", offset, offset + _MAX_POINTED_STRING)
-        raw = region.data[offset:end] if end >= 0 else b""
-        if not raw or not all(0x20 <= c < 0x7F for c in raw):
-            return None
-        return raw.decode("ascii")
-
-    def executable(self, address: int) -> bool:
-        region = self._find(address)
-        return region is not None and region.executable
-
-    def pointers(self, word_size: int, slots: dict[int, int]) -> RelocatedPointers:
-        targets = set(slots.values())
-        strings = tuple(sorted((t, s) for t in targets if (s := self.string(t)) is not None))
-        code = frozenset(t for t in targets if self.executable(t))
-        return RelocatedPointers(word_size, tuple(sorted(slots.items())), strings, code)
-
-
 def _elf_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
-    truncated = _elf_truncation(data)
+    truncated = elf_truncation(data)
     if truncated:
         return unreadable_pointers(truncated)
     binary = lief.ELF.parse(data, _elf_config(lief, relocations=True))
     if binary is None:
         return unreadable_pointers("lief cannot parse this ELF file")
     word = 8 if _enum_name(binary.header.identity_class) == "ELF64" else 4
-    image = _Image(_elf_regions(lief, binary))
+    image = Image(_elf_regions(lief, binary))
     slots: dict[int, int] = {}
     for reloc in binary.dynamic_relocations:
         kind = _enum_name(reloc.type)
@@ -693,12 +386,12 @@ def _elf_pointers(data: bytes) -> RelocatedPointers:
     return image.pointers(word, slots)
 
 
-def _elf_regions(lief: ModuleType, binary: Any) -> list[_Region]:
+def _elf_regions(lief: ModuleType, binary: Any) -> list[Region]:
     flags = lief.ELF.Section.FLAGS
     sections = [s for s in binary.sections if s.has(flags.ALLOC)]
     if sections:
         return [
-            _Region(
+            Region(
                 s.virtual_address,
                 b"" if _enum_name(s.type) == "NOBITS" else bytes(s.content),
                 s.size,
@@ -708,7 +401,7 @@ def _elf_regions(lief: ModuleType, binary: Any) -> list[_Region]:
         ]
     # Section headers stripped: the loadable segments say as much.
     return [
-        _Region(
+        Region(
             seg.virtual_address,
             bytes(seg.content),
             seg.virtual_size,
@@ -731,9 +424,9 @@ def _macho_pointers(data: bytes) -> RelocatedPointers:
         )
     word = 8 if _enum_name(binary.header.magic) in ("MAGIC_64", "CIGAM_64") else 4
     flags = lief.MachO.Section.FLAGS
-    image = _Image(
+    image = Image(
         [
-            _Region(
+            Region(
                 s.virtual_address,
                 bytes(s.content),
                 s.size,
@@ -760,9 +453,9 @@ def _pe_pointers(data: bytes) -> RelocatedPointers:
         return unreadable_pointers("lief cannot parse this PE file")
     base = binary.optional_header.imagebase
     execute = lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE
-    image = _Image(
+    image = Image(
         [
-            _Region(
+            Region(
                 s.virtual_address,
                 bytes(s.content),
                 s.virtual_size or s.size,

@@ -1,0 +1,116 @@
+"""The records the rules read of one binary: format, architectures, linkage, symbols.
+
+Frozen, free of lief: `shiplint.artifacts.lief_reader` fills them in (in the worker
+process), and they are pickled back to the parent as they are.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from dataclasses import dataclass
+
+from shiplint.artifacts.demangle import base_name, demangle
+
+
+class BinaryFormat(enum.Enum):
+    ELF = "ELF"
+    MACHO = "Mach-O"
+    PE = "PE"
+    ARCHIVE = "archive"
+
+    @property
+    def os(self) -> str | None:
+        """The OS whose loader reads this format (None for an archive)."""
+        return {"ELF": "linux", "Mach-O": "macos", "PE": "windows"}.get(self.value)
+
+
+class FileType(enum.Enum):
+    SHARED_LIBRARY = "shared library"
+    # A Mach-O MH_BUNDLE: loadable with dlopen, not linkable.
+    BUNDLE = "loadable bundle"
+    EXECUTABLE = "executable"
+    OBJECT = "object file"
+    STATIC_ARCHIVE = "static archive"
+    OTHER = "other"
+
+
+class Binding(enum.Enum):
+    GLOBAL = "global"
+    WEAK = "weak"
+    # ELF STB_GNU_UNIQUE: one copy per process, chosen by the loader (vague linkage).
+    UNIQUE = "unique"
+
+
+@dataclass(frozen=True)
+class SymbolRecord:
+    """A defined, exported symbol. `name` is the C-level name (Mach-O's leading `_` removed)."""
+
+    name: str
+    binding: Binding
+    visibility: str
+    kind: str  # function | object | other
+
+    @property
+    def strong(self) -> bool:
+        """A strong definition: a copy of the code, not an inline/vague duplicate."""
+        return self.binding is Binding.GLOBAL
+
+    # Demangled on first use: most symbols of a run are never shown or matched by name.
+    # (cached_property writes __dict__ directly, which a frozen dataclass allows.)
+    @functools.cached_property
+    def demangled(self) -> str | None:
+        return demangle(self.name)
+
+    @functools.cached_property
+    def base(self) -> str:
+        """The demangled name without arguments (the mangled name when it does not demangle)."""
+        demangled = self.demangled
+        return base_name(demangled) if demangled else self.name
+
+
+@dataclass(frozen=True)
+class BinaryRecord:
+    """What the rules need to know of one binary."""
+
+    name: str  # the member path it was read from
+    format: BinaryFormat
+    # Normalised architectures (one, or several for a Mach-O universal binary).
+    arches: tuple[str, ...]
+    file_type: FileType
+    # ELF DT_SONAME, Mach-O LC_ID_DYLIB install name, PE export directory name.
+    soname: str | None
+    # DT_NEEDED / LC_LOAD_DYLIB (and weak/reexport/upward variants) / imported DLLs, in order.
+    needed: tuple[str, ...]
+    # ELF DT_RUNPATH entries; Mach-O LC_RPATH entries (the same role).
+    runpath: tuple[str, ...]
+    # ELF DT_RPATH entries, kept apart: searched before LD_LIBRARY_PATH, so it should not be used.
+    rpath: tuple[str, ...]
+    defined: tuple[SymbolRecord, ...]
+    undefined: tuple[str, ...]
+    # Members of a static archive (0 for anything else).
+    archive_members: int = 0
+
+    @property
+    def file_name(self) -> str:
+        return self.name.rsplit("/", 1)[-1]
+
+    @property
+    def arch(self) -> str | None:
+        return self.arches[0] if len(self.arches) == 1 else None
+
+    def strong_symbols(self) -> dict[str, SymbolRecord]:
+        """Strong definitions by mangled name (the comparison that tells a copy from an overload)."""
+        return self._strong
+
+    @functools.cached_property
+    def _strong(self) -> dict[str, SymbolRecord]:
+        return {s.name: s for s in self.defined if s.strong}
+
+
+@dataclass(frozen=True)
+class BinaryError:
+    """A member that looks like a binary (by name) but cannot be read as one, and why."""
+
+    name: str
+    reason: str
