@@ -179,7 +179,9 @@ def test_real_wheel_findings_fail_the_step(
     runner_temp: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    old, new = cmake_binaries()
+    # CMakes inside the workspace, named relative to it as a workflow names them.
+    for binary, name in zip(cmake_binaries(), ("cmake-3.24", "cmake-4.4"), strict=True):
+        (workspace / name).symlink_to(binary.parents[3], target_is_directory=True)
     wheel = real_wheel()
     result = run(
         action_dir,
@@ -189,7 +191,7 @@ def test_real_wheel_findings_fail_the_step(
         sources="false",
         # A glob, as users write dist/*.whl; expanded by the action, not by a shell.
         artifacts=str(wheel.parent / "executorch-1.5.1-*manylinux_2_28_x86_64.whl"),
-        cmake=f"{old}\n{new}",
+        cmake="cmake-3.24/cmake/data/bin/cmake\n./cmake-4.4/cmake/data/bin/cmake",
     )
     assert result.returncode == 1, result.stderr
     # The oracle: the same check made in-process (shared with the SARIF tests).

@@ -211,15 +211,23 @@ def test_try_repo_fails_on_a_broken_project(tmp_path: Path, hook_repo: HookRepo)
 
 def test_new_executorch_project_reports_real_findings(tmp_path: Path, hook_repo: HookRepo) -> None:
     """As a new user would: the example manifest, ExecuTorch's real config as the config
-    source, both CMake routes in [tool.shiplint], and this repository's hooks."""
+    source, both CMake routes in [tool.shiplint] by relative paths, and this repository's
+    hooks."""
     repo = tmp_path / "project"
     (repo / "tools" / "cmake").mkdir(parents=True)
     shutil.copy(EXAMPLE_MANIFEST, repo / "shiplint.yaml")
     with zipfile.ZipFile(real_wheel()) as wheel:
         config = wheel.read("executorch/share/cmake/executorch-config.cmake")
     (repo / "tools" / "cmake" / "executorch-config.cmake").write_bytes(config)
-    old, new = cmake_binaries()
-    (repo / "pyproject.toml").write_text(f'[tool.shiplint]\ncmake = ["{old}", "{new}"]\n')
+    # The CMakes as the README installs them (`pip install --target cmake-3.24 ...`), named
+    # by relative paths: relative to the pyproject.toml, whatever directory CMake runs in.
+    for binary, name in zip(cmake_binaries(), ("cmake-3.24", "cmake-4.4"), strict=True):
+        (repo / name).symlink_to(binary.parents[3], target_is_directory=True)
+    (repo / ".gitignore").write_text("/cmake-3.24\n/cmake-4.4\n")
+    (repo / "pyproject.toml").write_text(
+        '[tool.shiplint]\ncmake = ["cmake-3.24/cmake/data/bin/cmake", '
+        '"./cmake-4.4/cmake/data/bin/cmake"]\n'
+    )
     repo = project(tmp_path, hook_repo, ("shiplint", "shiplint-artifacts"), source=None)
 
     done = pre_commit(repo, hook_repo, "run", "--all-files")

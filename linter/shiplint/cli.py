@@ -13,15 +13,17 @@ import shutil
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint import __version__
 from shiplint.diagnostics import Severity
-from shiplint.manifest.errors import InputError
+from shiplint.manifest.errors import InputError, Problem
 
 if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
+    from shiplint.config import Config
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -60,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH",
-        help="a CMake binary to evaluate configs with (repeatable; one per route)",
+        help="a CMake binary to evaluate configs with (repeatable; one per route); "
+        "a relative path is relative to the current directory",
     )
     check.add_argument("--format", default="text", help="text, json, sarif, github or markdown")
     check.add_argument("--output", type=Path, help="write the report to FILE instead of stdout")
@@ -188,16 +191,20 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
         )
     manifest = load_manifest(manifest_path, _display(manifest_path, root))
 
-    cmake = tuple(args.cmake) or config.cmake or _default_cmake()
     request = RunRequest(
         root=root,
         check_sources=not args.no_sources,
         artifacts=tuple(args.artifacts),
-        cmake=cmake,
+        cmake=(),
         link_probe=args.link_probe or config.link_probe,
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
     )
+    if request.runs_cmake:
+        try:
+            request = replace(request, cmake=_usable_cmakes(args.cmake, config))
+        except _CMakeChoiceError as exc:
+            return _usage_error(str(exc))
     try:
         models = collect_models(request, manifest, Progress(), reader)
     except ArtifactError as exc:
@@ -224,9 +231,43 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _default_cmake() -> tuple[str, ...]:
-    found = shutil.which("cmake")
-    return (found,) if found else ()
+class _CMakeChoiceError(Exception):
+    """A CMake named on the command line or found on PATH that cannot be used."""
+
+
+def _usable_cmakes(given: list[str], config: Config) -> tuple[str, ...]:
+    """The run's CMakes as absolute paths, each checked once before any evaluation.
+
+    `--cmake` paths are relative to the current directory, `[tool.shiplint] cmake`
+    entries to their pyproject.toml (already made so by the config); bare names are
+    looked up on PATH. None at all is not an error here: the evaluation says so.
+    """
+    from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify, located
+
+    if given:
+        named = [(located(name, Path.cwd()), f"--cmake {name}") for name in given]
+    elif config.cmake:
+        named = [(name, "") for name in config.cmake]
+    else:
+        found = shutil.which("cmake")
+        named = [(found, "cmake on PATH")] if found else []
+    usable: list[str] = []
+    for name, origin in named:
+        try:
+            usable.append(identify(name).path)
+        except CMakeUnusable as exc:
+            if origin:
+                shown = origin if exc.path in origin else f"{origin} ({exc.path})"
+                raise _CMakeChoiceError(f"{shown}: {exc.reason}") from None
+            where = Problem(
+                config.source or "pyproject.toml",
+                config.cmake_line,
+                1,
+                "tool.shiplint.cmake",
+                f"CMake {exc.path}: {exc.reason}",
+            )
+            raise InputError([where]) from None
+    return tuple(usable)
 
 
 def _rules() -> int:

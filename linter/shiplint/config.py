@@ -25,7 +25,10 @@ class Config:
     manifest: Path | None = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    # Paths made absolute against the pyproject.toml's directory; bare names stay names.
     cmake: tuple[str, ...] = ()
+    # The line `cmake` is written on, for the message about an unusable entry.
+    cmake_line: int = 1
     fail_on: Severity = Severity.ERROR
     link_probe: bool = False
     cmake_timeout: float = 60.0
@@ -51,13 +54,16 @@ def load_config(root: Path) -> Config:
     problems = _problems(table, text, label)
     if problems:
         raise InputError(problems)
+    from shiplint.cmake_eval.cmake_binary import located
+
     manifest = table.get("manifest")
     return Config(
         source=label,
         manifest=(root / manifest) if manifest else None,
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
-        cmake=tuple(table.get("cmake", ())),
+        cmake=tuple(located(name, path.parent) for name in table.get("cmake", ())),
+        cmake_line=_key_line(text, "cmake"),
         fail_on=Severity.parse(table.get("fail-on", "error")),
         link_probe=bool(table.get("link-probe", False)),
         cmake_timeout=float(table.get("cmake-timeout", 60.0)),

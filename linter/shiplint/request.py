@@ -15,13 +15,19 @@ class RunRequest:
     root: Path
     check_sources: bool
     artifacts: tuple[Path, ...]
-    # CMake binaries to evaluate configs with (paths or names on PATH); one per route at least.
+    # CMake binaries to evaluate configs with (absolute paths, checked usable by the CLI;
+    # names on PATH from other callers); one per route at least.
     cmake: tuple[str, ...]
     link_probe: bool = False
     # Seconds one CMake configure may take before it is stopped and reported.
     cmake_timeout: float = 60.0
     # The rules that will run: an area none of whose rules run is not collected at all.
     selection: Selection = ALL
+
+    @property
+    def runs_cmake(self) -> bool:
+        """Whether some area of this run starts CMake: config evaluation or the link probe."""
+        return self.wants("SL1") or (self.link_probe and bool(self.artifacts) and self.wants("SL5"))
 
     def wants(self, *areas: str) -> bool:
         """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""

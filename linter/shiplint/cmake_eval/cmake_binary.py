@@ -1,14 +1,23 @@
-"""Which CMake a configured binary is: its version, asked once per binary."""
+"""Which CMake a configured binary is: where it lies, and its version, asked once per binary.
+
+A CMake is named on the command line (`--cmake`), in `[tool.shiplint] cmake`, or
+found on PATH. A name with a directory part is a path, relative to where it was
+written (`located`); a bare name is looked up on PATH. Either way evaluation runs
+the absolute path, because every CMake run starts in a temporary directory.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 _VERSION = re.compile(r"cmake version (\d+)\.(\d+)(?:\.(\d+))?")
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass(frozen=True)
@@ -30,25 +39,93 @@ class CMakeUnusable(Exception):
         self.reason = reason
 
 
+def is_bare_name(name: str) -> bool:
+    """`cmake`, not `bin/cmake`: a name PATH lookup is for."""
+    separators = {os.sep, "/", *([os.altsep] if os.altsep else [])}
+    return not any(s in name for s in separators) and not name.startswith("~")
+
+
+def located(name: str, base: Path) -> str:
+    """`name` as something to run from any directory: a path made absolute against
+    `base` (where it was written), a bare name left for PATH lookup."""
+    if is_bare_name(name):
+        return name
+    return os.path.abspath(base / Path(name).expanduser())
+
+
+def identify(name: str, timeout: float = 30.0) -> CMakeBinary:
+    """The CMake `name` is (a path, relative ones against the current directory, or a bare
+    name on PATH); raises CMakeUnusable saying what is wrong with it."""
+    if is_bare_name(name):
+        found = shutil.which(name)
+        if found is None:
+            raise CMakeUnusable(name, "not found on PATH")
+        return _identify(os.path.abspath(found), timeout)
+    return _identify(located(name, Path.cwd()), timeout)
+
+
 @functools.cache
-def identify(path: str, timeout: float = 30.0) -> CMakeBinary:
-    """Run `<path> --version`; raise CMakeUnusable when that does not work."""
-    resolved = shutil.which(path)
-    if resolved is None:
-        raise CMakeUnusable(path, "not found or not executable")
+def _identify(path: str, timeout: float) -> CMakeBinary:
+    if not os.path.exists(path):
+        raise CMakeUnusable(path, "not found")
+    if os.path.isdir(path):
+        raise CMakeUnusable(path, "is a directory, not a CMake binary")
+    if not os.access(path, os.X_OK):
+        raise CMakeUnusable(path, "not executable")
     try:
         done = subprocess.run(
-            [resolved, "--version"],
+            [path, "--version"],
             capture_output=True,
             text=True,
+            errors="replace",
+            stdin=subprocess.DEVNULL,
             timeout=timeout,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CMakeUnusable(path, f"cannot run it ({exc})") from exc
+    except subprocess.TimeoutExpired:
+        raise CMakeUnusable(
+            path, f"`cmake --version` did not finish within {timeout:g} s"
+        ) from None
+    except OSError as exc:
+        raise CMakeUnusable(path, f"cannot run it: {exc.strerror or exc}") from None
+    output = done.stdout + done.stderr
+    if done.returncode != 0:
+        said = _first_line(output)
+        raise CMakeUnusable(
+            path,
+            f"`cmake --version` failed (exit {done.returncode})"
+            + (f": {said}" if said else "")
+            + _shim_hint(path, output),
+        )
     match = _VERSION.search(done.stdout)
-    if done.returncode != 0 or match is None:
-        first = (done.stdout + done.stderr).strip().splitlines()[:1]
-        raise CMakeUnusable(path, f"`--version` did not answer as CMake does: {first}")
+    if match is None:
+        said = _first_line(output)
+        raise CMakeUnusable(
+            path,
+            "`cmake --version` printed no CMake version"
+            + (f" (it printed: {said})" if said else " (it printed nothing)"),
+        )
     version = tuple(int(g) for g in match.groups() if g is not None)
-    return CMakeBinary(resolved, version)
+    return CMakeBinary(path, version)
+
+
+def _first_line(output: str) -> str:
+    """The line that says what went wrong. A Python script that fails prints a traceback,
+    whose first line says nothing and whose last line names the error."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0] == _TRACEBACK:
+        return lines[-1]
+    return lines[0]
+
+
+def _shim_hint(path: str, output: str) -> str:
+    """pip's `bin/cmake` is a Python script that imports the `cmake` package of the
+    environment it was installed into; the real binary sits beside that package."""
+    if _TRACEBACK not in output:
+        return ""
+    real = Path(path).parent.parent / "cmake" / "data" / "bin" / "cmake"
+    if real.is_file():
+        return f" (a Python launcher of another environment; the CMake binary is {real})"
+    return " (a Python launcher, not a CMake binary)"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.link_probe import consumers as cons
 from shiplint.link_probe.dynamic import read_dynamic
@@ -163,9 +163,10 @@ class _Session:
     host: Platform
 
     def run(self, cmake: str, options: ProbeOptions) -> list[object]:
-        binary = shutil.which(cmake)
-        if binary is None:
-            reason = f"CMake {cmake!r} not found or not executable"
+        try:
+            binary = identify(cmake).path
+        except CMakeUnusable as exc:
+            reason = f"cannot use CMake {cmake}: {exc.reason}"
             return [ProbeUnavailable(self.tree.label, reason, self.config)]
         self.work.mkdir(parents=True)
         env = reduced_env(self.work)
