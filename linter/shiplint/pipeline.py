@@ -24,7 +24,15 @@ def collect_models(
     reader: BinaryReader | None = None,
 ) -> list[object]:
     """Every model of the run. `reader` parses binaries (a started `WorkerReader`, so
-    its lief import overlaps the caller's work); without one, a worker is made here."""
+    its lief import overlaps the caller's work); without one, a worker is made here.
+    Raises ManifestError when a file the manifest names for the run is missing."""
+    if request.check_sources and request.wants("SL1"):
+        from shiplint.manifest.errors import ManifestError
+        from shiplint.manifest.inputs import missing_config_sources
+
+        problems = missing_config_sources(manifest, request.root)
+        if problems:
+            raise ManifestError(problems)
     models: list[object] = []
     if request.check_sources:
         if request.wants("SL2"):

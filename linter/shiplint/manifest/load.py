@@ -66,6 +66,11 @@ def _build(doc: Document) -> Manifest:
         line, column = doc.mark(path)
         return Mark(doc.file, line, column)
 
+    def key_mark(path: PathKey) -> Mark:
+        """Where the key introducing `path` is written (the value's position without one)."""
+        line, column = doc.key_marks.get(path) or doc.mark(path)
+        return Mark(doc.file, line, column)
+
     cm = d["cmake"]
     cmake = CMakePackage(
         package=cm["package"],
@@ -85,6 +90,13 @@ def _build(doc: Document) -> Manifest:
         ),
         package_root=cm["package_root"],
         required_dirs=tuple(cm.get("required_dirs", ())),
+        config_source_marks=tuple(
+            [key_mark(("cmake", "config_source"))] if "config_source" in cm else []
+        )
+        + tuple(
+            mark(("cmake", "config_source_extras", i))
+            for i in range(len(cm.get("config_source_extras", ())))
+        ),
     )
     libraries = tuple(_library(lib, mark(("libraries", i))) for i, lib in enumerate(d["libraries"]))
     components = tuple(

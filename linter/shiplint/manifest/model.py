@@ -185,6 +185,8 @@ class CMakePackage:
     package_root: str
     # Directories the config requires to exist under the package root.
     required_dirs: tuple[str, ...]
+    # Where the manifest names config_source, then each of config_source_extras.
+    config_source_marks: tuple[Mark, ...] = ()
 
     def route_for(self, version: tuple[int, ...]) -> CMakeRoute | None:
         return next((r for r in self.routes if r.contains(version)), None)
