@@ -20,6 +20,13 @@ from shiplint.manifest.errors import InputError, Problem
 MAX_BYTES = 1024 * 1024
 # Nodes after alias expansion: far above any real manifest, far below a bomb.
 MAX_NODES = 200_000
+# Nesting of mappings and lists: a real manifest is five deep; a recursive alias is endless.
+MAX_DEPTH = 64
+# A manifest is plain data. Other tags (!!python/..., !!binary, custom ones) are refused, not
+# constructed; a timestamp is kept as the text it was written as.
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")}
+_TEXT_TAGS = {"tag:yaml.org,2002:timestamp"}
+_COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
 PathKey = tuple[str | int, ...]
 
@@ -92,6 +99,9 @@ def parse_yaml(text: str, label: str) -> Document:
         raise _fail(label, line, column, message) from None
     except yaml.YAMLError as exc:
         raise _fail(label, 1, 1, f"invalid YAML: {exc}") from None
+    except RecursionError:
+        # PyYAML composes nested collections recursively.
+        raise _fail(label, 1, 1, f"nested deeper than {MAX_DEPTH} levels") from None
     if node is None:
         raise _fail(label, 1, 1, "empty document: expected a mapping")
     doc = Document(label, None)
@@ -109,11 +119,19 @@ class _Converter:
     def convert(self, node: yaml.Node, path: PathKey) -> Any:
         doc = self.doc
         self.budget -= 1
+        line, column = node.start_mark.line + 1, node.start_mark.column + 1
         if self.budget < 0:
-            line, column = node.start_mark.line + 1, node.start_mark.column + 1
             message = f"document expands to more than {MAX_NODES:,} nodes (alias bomb?)"
             raise _fail(doc.file, line, column, message)
-        doc.marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if len(path) > MAX_DEPTH:
+            message = f"nested deeper than {MAX_DEPTH} levels (a recursive alias?)"
+            raise _fail(doc.file, line, column, message)
+        doc.marks[path] = (line, column)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and (
+            node.tag not in _COLLECTION_TAGS
+        ):
+            raise _fail(doc.file, line, column, f"YAML tag {_short(node.tag)} is not allowed "
+                        "in a manifest (plain strings, numbers, booleans, lists and mappings only)")  # fmt: skip
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -127,7 +145,23 @@ class _Converter:
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
-        return self.constructor.construct_object(node, deep=True)
+        return self.scalar(node, line, column)
+
+    def scalar(self, node: yaml.Node, line: int, column: int) -> Any:
+        if node.tag in _TEXT_TAGS:
+            return str(node.value)
+        if node.tag not in _PLAIN_TAGS:
+            raise _fail(self.doc.file, line, column, f"YAML tag {_short(node.tag)} is not "
+                        "allowed in a manifest (plain strings, numbers, booleans, lists and "
+                        "mappings only)")  # fmt: skip
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            raise _fail(self.doc.file, line, column, f"unreadable value: {exc}") from None
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml") else tag
 
 
 def _convert_scalar_key(node: yaml.Node, doc: Document) -> str:
