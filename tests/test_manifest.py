@@ -77,7 +77,10 @@ BROKEN: dict[str, tuple[str | bytes, str]] = {
     "invalid-yaml": (_replace("version: 1\n", "version: [1\n"), "invalid YAML"),
     "empty": ("", "empty document"),
     "binary": (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4, "binary data"),
-    "not-a-mapping": ("- just\n- a list\n", "is not of type 'object'"),
+    "not-a-mapping": ("- just\n- a list\n", "the document is a list, not a mapping"),
+    # What a manifest path led to (a link to /etc/passwd) is not printed back.
+    "a-text-file": ("root:x:0:0:root:/root:/bin/bash\n" * 40, "the document is a string, not"),
+    "long-unknown-key": ("version: 1\n? " + "k" * 5000 + "\n: 1\n", "… (5,000 characters)"),
     "alias-bomb": (
         "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
         + "".join(
@@ -115,6 +118,7 @@ def test_broken_manifest_exits_2_with_position(
     line = first.split(f"{path}:", 1)[1].split(":", 1)[0]
     assert line.isdigit() and int(line) >= 1, first
     assert "Traceback" not in err
+    assert "root:x:0" not in err
 
 
 def test_error_points_at_the_offending_line(

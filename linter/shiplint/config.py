@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -34,24 +35,40 @@ class Config:
     cmake_timeout: float = 60.0
 
 
+# A pyproject.toml is a few kilobytes; a bigger one is not read (nor a FIFO or a device).
+MAX_BYTES = 4 * 1024 * 1024
+# [tool.shiplint] holds flat values and lists of strings: nothing real nests deeper.
+MAX_DEPTH = 8
+# Problems of one kind listed before the rest are counted instead.
+MAX_LISTED = 20
+
+
 def load_config(root: Path) -> Config:
     """The config of the project at `root`; a default Config when it has none."""
     path = root / "pyproject.toml"
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return Config()
     label = str(path)
+    text = _read(path, label)
     try:
-        text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(exc)
         raise InputError([Problem(label, line, column, "", f"invalid TOML: {exc}")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
-    table = data.get("tool", {}).get("shiplint")
+    except RecursionError:
+        raise InputError([Problem(label, 1, 1, "", "invalid TOML: nested too deeply")]) from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise InputError([Problem(label, _line_of(text, "tool"), 1, "tool", "tool is not a table")])
+    table = tool.get("shiplint")
     if table is None:
         return Config()
-    problems = _problems(table, text, label)
+    if not isinstance(table, dict):
+        line = _line_of(text, "shiplint")
+        raise InputError(
+            [Problem(label, line, 1, "tool.shiplint", "[tool.shiplint] must be one table")]
+        )
+    problems = _problems(table, text, label) or _manifest_problems(root, table, text, label)
     if problems:
         raise InputError(problems)
     from shiplint.cmake_eval.cmake_binary import located
@@ -70,59 +87,138 @@ def load_config(root: Path) -> Config:
     )
 
 
+def _read(path: Path, label: str) -> str:
+    """The file's text; only a regular file of bounded size is opened."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError([Problem(label, 1, 1, "", f"cannot read: {exc.strerror}")]) from None
+    if not path.is_file():
+        raise InputError([Problem(label, 1, 1, "", "cannot read: not a regular file")])
+    if size > MAX_BYTES:
+        message = (
+            f"cannot read: {size:,} bytes, more than the {MAX_BYTES:,} a pyproject.toml may be"
+        )
+        raise InputError([Problem(label, 1, 1, "", message)])
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InputError([Problem(label, 1, 1, "", f"cannot read: {exc.strerror}")]) from None
+    except UnicodeDecodeError as exc:
+        message = f"cannot read: not UTF-8 text (byte 0x{exc.object[exc.start]:02x})"
+        raise InputError([Problem(label, 1, 1, "", message)]) from None
+
+
+def _depth(value: object) -> int:
+    """How deeply lists and tables nest in `value` (iterative: the input may be 5,000 deep)."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        if isinstance(item, dict):
+            todo.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            todo.extend((child, depth + 1) for child in item)
+    return deepest
+
+
 def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
     import jsonschema
 
     from shiplint.resources import schema_path
 
+    lines = _key_lines(text)
+    top = lines.get("", 1)
+    if _depth(table) > MAX_DEPTH:
+        message = f"values nest deeper than {MAX_DEPTH} levels"
+        return [Problem(label, top, 1, "tool.shiplint", message)]
     schema = __import__("json").loads(schema_path("config.schema.json").read_text("utf-8"))
     problems: list[Problem] = []
     for error in jsonschema.Draft202012Validator(schema).iter_errors(table):
         path = list(error.absolute_path)
         if error.validator == "additionalProperties":
-            for key in sorted(set(table) - set(schema["properties"])):
-                line = _key_line(text, key)
+            unknown = sorted(set(table) - set(schema["properties"]))
+            for key in unknown[:MAX_LISTED]:
+                where = f"tool.shiplint.{_brief(key)}"
                 problems.append(
-                    Problem(label, line, 1, f"tool.shiplint.{key}", f"unknown key {key!r}")
+                    Problem(label, lines.get(key, top), 1, where, f"unknown key {_brief(key)!r}")
                 )
+            if len(unknown) > MAX_LISTED:
+                message = f"and {len(unknown) - MAX_LISTED:,} more unknown keys"
+                problems.append(Problem(label, top, 1, "tool.shiplint", message))
             continue
         key = str(path[0]) if path else ""
-        problems.append(
-            Problem(
-                label, _key_line(text, key), 1, f"tool.shiplint.{key}".rstrip("."), error.message
-            )
-        )
+        where = f"tool.shiplint.{_brief(key)}".rstrip(".")
+        problems.append(Problem(label, lines.get(key, top), 1, where, _brief(error.message, 200)))
+    timeout = table.get("cmake-timeout")
+    if isinstance(timeout, float) and not math.isfinite(timeout):
+        # The schema's bounds compare false with nan and let it through.
+        where = "tool.shiplint.cmake-timeout"
+        message = f"{timeout} is not a number of seconds"
+        problems.append(Problem(label, lines.get("cmake-timeout", top), 1, where, message))
     for field in ("select", "ignore"):
         values = table.get(field, []) if isinstance(table.get(field), list) else []
         for value in unknown_patterns((v for v in values if isinstance(v, str)), rule_codes()):
             problems.append(
                 Problem(
                     label,
-                    _key_line(text, field),
+                    lines.get(field, top),
                     1,
                     f"tool.shiplint.{field}",
-                    f"unknown rule code {value!r} (see `shiplint rules`)",
+                    f"unknown rule code {_brief(value)!r} (see `shiplint rules`)",
                 )
             )
     return problems
 
 
-def _key_line(text: str, key: str) -> int:
-    """The line of `key` inside the [tool.shiplint] table (tomllib keeps no positions)."""
-    lines = text.splitlines()
-    start = next(
-        (i for i, line in enumerate(lines) if re.match(r"\s*\[tool\.shiplint\]\s*(#.*)?$", line)),
-        None,
-    )
-    if start is None:
-        return 1
-    pattern = re.compile(rf"\s*[\"']?{re.escape(key)}[\"']?\s*=")
-    for i in range(start + 1, len(lines)):
-        if re.match(r"\s*\[", lines[i]):
-            break
-        if pattern.match(lines[i]):
-            return i + 1
-    return start + 1
+def _manifest_problems(root: Path, table: dict[str, Any], text: str, label: str) -> list[Problem]:
+    """`manifest` names a file inside the project: the config never has shiplint read (and
+    quote in its errors) a file outside the tree it checks."""
+    manifest = table.get("manifest")
+    if not isinstance(manifest, str):
+        return []
+    line = _key_lines(text).get("manifest", 1)
+    where = "tool.shiplint.manifest"
+    if any(ord(c) < 32 or c == "\x7f" for c in manifest):
+        return [Problem(label, line, 1, where, f"{_brief(manifest)!r} holds a control character")]
+    try:
+        (root / manifest).resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        message = f"{_brief(manifest)!r} is outside the project at {root}"
+        return [Problem(label, line, 1, where, message)]
+    return []
+
+
+def _brief(text: str, limit: int = 60) -> str:
+    """`text` cut to `limit` characters: messages quote what they read, never all of it."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+_TABLE = re.compile(r"\s*\[")
+_SHIPLINT = re.compile(r"\s*\[tool\.shiplint\]\s*(#.*)?$")
+_KEY = re.compile(r"\s*(?:\"([^\"]*)\"|'([^']*)'|([A-Za-z0-9_-]+))\s*=")
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """The line of each key of the [tool.shiplint] table (tomllib keeps no positions), and of
+    the table itself under "". One pass: a table may have thousands of keys."""
+    found: dict[str, int] = {}
+    inside = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if _SHIPLINT.match(line):
+            inside = True
+            found.setdefault("", number)
+        elif _TABLE.match(line):
+            inside = False
+        elif inside and (match := _KEY.match(line)):
+            found.setdefault(next(g for g in match.groups() if g is not None), number)
+    return found
+
+
+def _line_of(text: str, word: str) -> int:
+    return next((n for n, line in enumerate(text.split("\n"), 1) if word in line), 1)
 
 
 def _toml_error_position(exc: Exception) -> tuple[int, int]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from shiplint.codes import rule_codes
 from shiplint.manifest.crossfield import cross_field_problems
-from shiplint.manifest.errors import InputError, ManifestError
+from shiplint.manifest.errors import InputError, ManifestError, Problem
 from shiplint.manifest.model import (
     Aggregate,
     BuildDeclaration,
@@ -45,7 +45,12 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
     except InputError as exc:  # unreadable or not YAML: reported the same way as schema errors
         raise ManifestError(exc.problems) from None
     if not isinstance(doc.data, dict):
-        raise ManifestError(schema_problems(doc, SCHEMA))
+        # Not quoted: a path that led to some other file (/etc/passwd) must not print it.
+        names: dict[type, str] = {str: "a string", list: "a list"}
+        kind = names.get(type(doc.data), type(doc.data).__name__)
+        raise ManifestError(
+            [Problem(label, 1, 1, "", f"the document is {kind}, not a mapping of manifest keys")]
+        )
     problems = schema_problems(doc, SCHEMA)
     if problems:
         raise ManifestError(problems)

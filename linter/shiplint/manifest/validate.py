@@ -30,7 +30,7 @@ def schema_problems(doc: Document, schema_file: str) -> list[Problem]:
             for key in extra:
                 line, column = doc.key_marks.get((*path, key), doc.mark(path))
                 problems.append(
-                    Problem(doc.file, line, column, json_path(path), f"unknown key {key!r}")
+                    Problem(doc.file, line, column, json_path(path), f"unknown key {brief(key)}")
                 )
             continue
         line, column = doc.mark(path)
@@ -52,5 +52,18 @@ def _message(error: Any) -> str:
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is required")
     if error.validator == "pattern":
-        return f"{error.instance!r} does not match the expected form ({error.schema.get('$comment', error.validator_value)})"
-    return str(error.message)
+        return f"{brief(error.instance)} does not match the expected form ({error.schema.get('$comment', error.validator_value)})"
+    message, quoted = str(error.message), repr(error.instance)
+    if message.startswith(quoted):
+        # jsonschema quotes the whole value: a file's worth of text when the document is one.
+        return brief(error.instance) + message[len(quoted) :]
+    return message
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """`value` as messages quote it: a short repr, a long one cut with its length."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    if isinstance(value, (dict, list)) and len(repr(value)) > limit:
+        return f"a {'mapping' if isinstance(value, dict) else 'list'} of {len(value):,} items"
+    return repr(value)
