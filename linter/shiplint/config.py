@@ -80,7 +80,7 @@ def load_config(root: Path) -> Config:
         select=tuple(table.get("select", ())),
         ignore=tuple(table.get("ignore", ())),
         cmake=tuple(located(name, path.parent) for name in table.get("cmake", ())),
-        cmake_line=_key_line(text, "cmake"),
+        cmake_line=_key_lines(text).get("cmake", 1),
         fail_on=Severity.parse(table.get("fail-on", "error")),
         link_probe=bool(table.get("link-probe", False)),
         cmake_timeout=float(table.get("cmake-timeout", 60.0)),
