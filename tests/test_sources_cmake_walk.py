@@ -181,10 +181,46 @@ def test_installs_edges_aliases_and_exclusion(tmp_path: Path) -> None:
         ("a", "gen", "dependency"),
     ]
     assert [(i.target, i.export) for i in p.installs] == [("a", "T"), ("b", "T")]
-    assert [name for name, _ in p.exported_sets] == ["T"]
+    assert [e.name for e in p.exported_sets] == ["T"]
     assert [o.value for o in p.output_names] == ["bee"]
     in_all = {t.name: t.in_all for t in p.targets}
     assert in_all == {"a": True, "ns::a": False, "b": False, "gen": False, "p": False, "q": False}
+
+
+def test_install_declarations_keep_what_an_install_writes(tmp_path: Path) -> None:
+    """Export sets with FILE, NAMESPACE and DESTINATION; each kind's DESTINATION; FILES
+    resolved against their directory, a configured file kept as a build-tree path."""
+    p = project(
+        tmp_path,
+        {
+            "CMakeLists.txt": "add_subdirectory(sub)\n"
+            "install(EXPORT Plain DESTINATION share/plain)\n"
+            "if(WITH_NS)\n"
+            "  install(EXPORT Named FILE NamedTargets.cmake NAMESPACE n:: "
+            "DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/n)\n"
+            "endif()\n"
+            "install(FILES cmake/n-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/n-version.cmake "
+            "DESTINATION lib/cmake/n)\n",
+            "sub/CMakeLists.txt": "add_library(a SHARED a.cpp)\n"
+            "install(TARGETS a EXPORT Named LIBRARY DESTINATION lib/a RUNTIME DESTINATION bin "
+            "INCLUDES DESTINATION include)\n"
+            "install(TARGETS a EXPORT Plain DESTINATION any)\n",
+        },
+    )
+    assert [(e.name, e.file, e.destination, e.namespace, e.conditions) for e in p.exported_sets] == [
+        ("Plain", "Plain.cmake", "share/plain", "", ()),
+        ("Named", "NamedTargets.cmake", "${CMAKE_INSTALL_LIBDIR}/cmake/n", "n::", ("WITH_NS",)),
+    ]  # fmt: skip
+    named, plain = p.installs
+    assert (named.export, named.location.path) == ("Named", "sub/CMakeLists.txt")
+    assert named.destination("LIBRARY") == "lib/a"
+    assert named.destination("RUNTIME") == "bin"
+    assert named.destination("ARCHIVE") is None
+    assert (plain.destination("LIBRARY"), plain.destination("ARCHIVE")) == ("any", "any")
+    assert [(f.path, f.destination) for f in p.installed_files] == [
+        ("cmake/n-config.cmake", "lib/cmake/n"),
+        ("<build>/n-version.cmake", "lib/cmake/n"),
+    ]
 
 
 def test_default_guard_keeps_a_known_path(tmp_path: Path) -> None:

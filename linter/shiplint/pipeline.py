@@ -15,6 +15,7 @@ from shiplint.request import Progress, RunRequest
 if TYPE_CHECKING:
     from shiplint.artifacts.archive import ArtifactTree
     from shiplint.artifacts.worker import BinaryReader
+    from shiplint.sources.model import CMakeProject, SourceModel
 
 
 def collect_models(
@@ -35,33 +36,42 @@ def collect_models(
             raise ManifestError(problems)
     models: list[object] = []
     if request.check_sources:
+        project: CMakeProject | None = None
         if request.wants("SL2"):
-            models.extend(_source_models(request, manifest, progress))
+            sources = _source_models(request, manifest, progress)
+            models.append(sources)
+            project = sources.project
         if request.wants("SL1"):
-            models.extend(_config_source_models(request, manifest, progress))
+            models.extend(_config_source_models(request, manifest, progress, project))
     if request.artifacts:
         models.extend(_artifact_models(request, manifest, progress, reader))
     return models
 
 
-def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) -> list[object]:
+def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) -> SourceModel:
     """Issue 5: CMake sources and build declarations under request.root."""
     from shiplint.sources.collect import read_sources
 
     progress.step(f"reading CMake sources and build declarations under {request.root}")
-    return [read_sources(request.root, manifest)]
+    return read_sources(request.root, manifest)
 
 
 def _config_source_models(
-    request: RunRequest, manifest: Manifest, progress: Progress
+    request: RunRequest, manifest: Manifest, progress: Progress, project: CMakeProject | None
 ) -> list[object]:
-    """Issue 4: the config's source evaluated with each CMake, per manifest platform."""
+    """Issue 4: the config's source evaluated with each CMake, per manifest platform, in a
+    tree that also holds what the project's install(EXPORT)s would install beside it (the
+    walk is the SL2 run's when there is one, so the sources are read once)."""
     if manifest.cmake.config_source is None:
         return []
     from shiplint.cmake_eval import evaluate_source
+    from shiplint.sources.interpret import walk_project
 
+    if project is None:
+        sources = manifest.sources
+        project = walk_project(request.root, sources.cmake_roots, sources.exclude)
     progress.step(f"evaluating {manifest.cmake.config_source} with {len(request.cmake)} CMake")
-    return evaluate_source(request.root, manifest, request.cmake, request.cmake_timeout)
+    return evaluate_source(request.root, manifest, request.cmake, request.cmake_timeout, project)
 
 
 def _artifact_models(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
+from shiplint.cmake_eval.exports import plan_exports, write_exports
 from shiplint.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
     AlternateConfig,
@@ -44,6 +45,7 @@ from shiplint.cmake_eval.run import RunOutcome, configure
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.sources.model import CMakeProject
 
 # A component name no package defines: the request every config must refuse.
 ABSENT_COMPONENT = "shiplint_absent_component"
@@ -116,14 +118,23 @@ def evaluate_artifact(
 
 
 def evaluate_source(
-    repo: Path, manifest: Manifest, cmakes: Sequence[str], timeout: float
+    repo: Path,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    project: CMakeProject | None = None,
 ) -> list[object]:
+    """The config source, per manifest platform. With the sources walk's `project`, the
+    tree also holds the export files its install(EXPORT) declarations would install."""
     models: list[object] = []
     config = Location(manifest.cmake.config_source or manifest.path)
     for platform in manifest_platforms(manifest):
         with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
             work = Path(tmp)
             layout = layout_source(repo, manifest, platform, work / "tree")
+            if isinstance(layout, Layout) and project is not None:
+                config_dir = manifest.cmake.installed_config_dirs[0]
+                write_exports(plan_exports(project, manifest, platform, config_dir), layout.root)
             what = _Input(Mode.SOURCE, "source", platform, config, ())
             evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
         models.extend(evaluations)

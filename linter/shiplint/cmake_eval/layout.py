@@ -162,7 +162,8 @@ def placeholder_name(pattern: str) -> str:
     return name.replace("*", "shiplint").replace("?", "x")
 
 
-def _placed(lib: Library, platform: Platform) -> str | None:
+def placed_member(lib: Library, platform: Platform) -> str | None:
+    """The placeholder of `lib` in a tree synthesised for `platform`; None where it is not placed."""
     placement = lib.placement_for(platform)
     pattern = lib.file_pattern(platform)
     if placement is None or pattern is None:
@@ -182,7 +183,7 @@ def layout_source(
     config_dir = cmake.installed_config_dirs[0]
     members: list[str] = []
     for lib in manifest.libraries:
-        member = _placed(lib, platform)
+        member = placed_member(lib, platform)
         if member is not None:
             members.append(member)
             (dest / member).parent.mkdir(parents=True, exist_ok=True)

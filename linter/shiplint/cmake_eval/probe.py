@@ -125,7 +125,7 @@ class ProbeFiles:
     alternate_results: tuple[Path, ...] = ()
 
 
-def _bracket(text: str) -> str:
+def bracket(text: str) -> str:
     """A CMake bracket argument holding `text` verbatim (paths with spaces, quotes, `;`)."""
     level = 1
     while f"]{'=' * level}]" in text:
@@ -138,7 +138,7 @@ def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str
     parts = [package, "CONFIG"]
     if components:
         parts += ["COMPONENTS", *components]
-    parts += ["PATHS", _bracket(str(config_dir)), "NO_DEFAULT_PATH"]
+    parts += ["PATHS", bracket(str(config_dir)), "NO_DEFAULT_PATH"]
     # find_package caches <pkg>_DIR and then ignores PATHS: forget the previous answer,
     # so each call evaluates the config directory it names.
     forget = f"unset({package}_DIR CACHE)\nunset({package}_DIR)\n"
@@ -146,11 +146,11 @@ def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str
 
 
 def _dump(package: str, config_dir: Path, result: Path, variables: Sequence[str]) -> str:
-    out = _bracket(str(result))
+    out = bracket(str(result))
     return "".join(
         [
             _find(package, config_dir),
-            *(f"_shiplint_var({out} {_bracket(v)})\n" for v in variables),
+            *(f"_shiplint_var({out} {bracket(v)})\n" for v in variables),
             f"_shiplint_targets({out})\n",
         ]
     )
@@ -180,9 +180,9 @@ def write_probe(
     for item in configure:
         top.append(
             "configure_package_config_file("
-            f"{_bracket(str(item.template))} {_bracket(str(item.output))} "
-            f"INSTALL_DESTINATION {_bracket(item.install_destination)} "
-            f"INSTALL_PREFIX {_bracket(str(item.install_prefix))})\n"
+            f"{bracket(str(item.template))} {bracket(str(item.output))} "
+            f"INSTALL_DESTINATION {bracket(item.install_destination)} "
+            f"INSTALL_PREFIX {bracket(str(item.install_prefix))})\n"
         )
     main_result = results / "main.jsonl"
     (directory / "main").mkdir(exist_ok=True)
@@ -208,14 +208,14 @@ def write_probe(
         sub = f"request_{index}"
         result = results / f"{sub}.jsonl"
         request_results.append((components, result))
-        out = _bracket(str(result))
+        out = bracket(str(result))
         body = [
             f"set(_SHIPLINT_REQUEST {index})\n",
             _find(package, config_dir, components),
-            f"_shiplint_var({out} {_bracket(package + '_FOUND')})\n",
-            f"_shiplint_var({out} {_bracket(package + '_NOT_FOUND_MESSAGE')})\n",
+            f"_shiplint_var({out} {bracket(package + '_FOUND')})\n",
+            f"_shiplint_var({out} {bracket(package + '_NOT_FOUND_MESSAGE')})\n",
             *(
-                f"_shiplint_var({out} {_bracket(f'{package}_{component}_FOUND')})\n"
+                f"_shiplint_var({out} {bracket(f'{package}_{component}_FOUND')})\n"
                 for component in components
             ),
             f'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_{index}")\n',

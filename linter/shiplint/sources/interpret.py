@@ -31,7 +31,9 @@ from shiplint.sources.conditions import decide_guard, evaluate
 from shiplint.sources.model import (
     CMakeProject,
     Edge,
+    ExportInstall,
     Install,
+    InstalledFile,
     OutputName,
     TargetDef,
     Unreadable,
@@ -71,7 +73,8 @@ class _Walk(TargetCommands):
     output_names: list[OutputName] = field(default_factory=list)
     byproducts: list[OutputName] = field(default_factory=list)
     installs: list[Install] = field(default_factory=list)
-    exported_sets: list[tuple[str, Location]] = field(default_factory=list)
+    exported_sets: list[ExportInstall] = field(default_factory=list)
+    installed_files: list[InstalledFile] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     unreadable: list[Unreadable] = field(default_factory=list)
     excluded_from_all: set[str] = field(default_factory=set)
@@ -655,4 +658,5 @@ def walk_project(
         edges=tuple(walk.edges),
         unreadable=tuple(walk.unreadable),
         byproducts=tuple(walk.byproducts),
+        installed_files=tuple(walk.installed_files),
     )

@@ -60,6 +60,37 @@ class Install:
     export: str | None
     location: Location
     conditions: Conditions
+    # (artifact kind, DESTINATION) as written: kind is LIBRARY, ARCHIVE, RUNTIME, ... or ""
+    # for a DESTINATION that applies to every kind.
+    destinations: tuple[tuple[str, str], ...] = ()
+
+    def destination(self, kind: str) -> str | None:
+        """Where an artifact of `kind` goes: its own DESTINATION, else the shared one."""
+        own = next((d for k, d in self.destinations if k == kind), None)
+        return own if own is not None else next((d for k, d in self.destinations if k == ""), None)
+
+
+@dataclass(frozen=True)
+class ExportInstall:
+    """install(EXPORT <name> ...): the file an install writes for an export set."""
+
+    name: str
+    # The file name (FILE, default `<name>.cmake`), the DESTINATION and NAMESPACE as written.
+    file: str
+    destination: str | None
+    namespace: str
+    location: Location
+    conditions: Conditions
+
+
+@dataclass(frozen=True)
+class InstalledFile:
+    """install(FILES ...) of one file: repo-relative (or as written when outside the
+    checkout or built), with its DESTINATION."""
+
+    path: str
+    destination: str | None
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -90,13 +121,14 @@ class CMakeProject:
     targets: tuple[TargetDef, ...]
     output_names: tuple[OutputName, ...]
     installs: tuple[Install, ...]
-    # Export sets installed with install(EXPORT ...), with where.
-    exported_sets: tuple[tuple[str, Location], ...]
+    # Export sets installed with install(EXPORT ...).
+    exported_sets: tuple[ExportInstall, ...]
     edges: tuple[Edge, ...]
     unreadable: tuple[Unreadable, ...]
     # Files an ExternalProject says it makes (BUILD_BYPRODUCTS), by file name: the
     # outputs of a target whose name says nothing about them (flatbuffers_ep -> flatc).
     byproducts: tuple[OutputName, ...] = ()
+    installed_files: tuple[InstalledFile, ...] = ()
 
     def definitions(self, name: str) -> tuple[TargetDef, ...]:
         return tuple(t for t in self.targets if t.name == name)

@@ -9,6 +9,7 @@ provides argument expansion and locations.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from shiplint.diagnostics import Location
 from shiplint.sources.cmake_parse import Arg, Command
@@ -17,12 +18,14 @@ from shiplint.sources.model import (
     LIBRARY_TYPES,
     Conditions,
     Edge,
+    ExportInstall,
     Install,
+    InstalledFile,
     OutputName,
     TargetDef,
 )
 from shiplint.sources.scope import Frame
-from shiplint.sources.values import UNKNOWN_OPEN, keyword_value, known
+from shiplint.sources.values import UNKNOWN_OPEN, keyword_value, known, resolve
 
 _LINK_KEYWORDS = {
     "PUBLIC",
@@ -43,6 +46,15 @@ _INSTALL_TARGET_KEYWORDS = {
     "RUNTIME_DEPENDENCY_SET", "RUNTIME_DEPENDENCIES",
 }  # fmt: skip
 _OUTPUT_NAME_PROPERTIES = {"OUTPUT_NAME", "LIBRARY_OUTPUT_NAME"}
+# install(TARGETS) artifact kinds a DESTINATION after them applies to.
+_ARTIFACT_KINDS = {
+    "ARCHIVE", "LIBRARY", "RUNTIME", "OBJECTS", "FRAMEWORK", "BUNDLE", "PRIVATE_HEADER",
+    "PUBLIC_HEADER", "RESOURCE", "FILE_SET", "CXX_MODULES_BMI", "INCLUDES",
+}  # fmt: skip
+_INSTALL_FILES_KEYWORDS = {
+    "DESTINATION", "TYPE", "PERMISSIONS", "CONFIGURATIONS", "COMPONENT", "RENAME",
+    "OPTIONAL", "EXCLUDE_FROM_ALL",
+}  # fmt: skip
 
 
 class TargetCommands:
@@ -52,7 +64,8 @@ class TargetCommands:
     output_names: list[OutputName]
     byproducts: list[OutputName]
     installs: list[Install]
-    exported_sets: list[tuple[str, Location]]
+    exported_sets: list[ExportInstall]
+    installed_files: list[InstalledFile]
     edges: list[Edge]
     excluded_from_all: set[str]
     options: dict[str, str]
@@ -62,6 +75,9 @@ class TargetCommands:
         raise NotImplementedError
 
     def loc(self, frame: Frame, line: int, column: int) -> Location:
+        raise NotImplementedError
+
+    def rel(self, path: Path) -> str:
         raise NotImplementedError
 
     def add_target(
@@ -225,7 +241,22 @@ class TargetCommands:
         words = self.expand_args(cmd.args, frame)
         at = self.loc(frame, cmd.line, cmd.column)
         if words[:1] == ["EXPORT"] and len(words) > 1:
-            self.exported_sets.append((known(words[1]), at))
+            name = known(words[1])
+            file_name = keyword_value(words, "FILE")
+            destination = keyword_value(words, "DESTINATION")
+            self.exported_sets.append(
+                ExportInstall(
+                    name=name,
+                    file=known(file_name) if file_name else f"{name}.cmake",
+                    destination=known(destination) if destination is not None else None,
+                    namespace=known(keyword_value(words, "NAMESPACE") or ""),
+                    location=at,
+                    conditions=frame.conditions,
+                )
+            )
+            return
+        if words[:1] == ["FILES"]:
+            self.install_files(words, frame, at)
             return
         if words[:1] != ["TARGETS"]:
             return
@@ -235,9 +266,34 @@ class TargetCommands:
                 break
             names.append(word)
         export = keyword_value(words, "EXPORT")
+        destinations = _target_destinations(words[1 + len(names) :])
         for name in names:
             self.installs.append(
-                Install(known(name), known(export) if export else None, at, frame.conditions)
+                Install(
+                    known(name),
+                    known(export) if export else None,
+                    at,
+                    frame.conditions,
+                    destinations,
+                )
+            )
+
+    def install_files(self, words: list[str], frame: Frame, at: Location) -> None:
+        """install(FILES a b DESTINATION d): where each file lands (the config's own place)."""
+        files: list[str] = []
+        for word in words[1:]:
+            if word in _INSTALL_FILES_KEYWORDS:
+                break
+            files.append(word)
+        destination = keyword_value(words, "DESTINATION")
+        for spec in files:
+            # A file made at configure time lies in the build tree, not the checkout.
+            if UNKNOWN_OPEN in spec or spec.startswith("<build>"):
+                path = known(spec)
+            else:
+                path = self.rel(resolve(frame.source_dir, spec))
+            self.installed_files.append(
+                InstalledFile(path, known(destination) if destination else None, at)
             )
 
     def target_link_libraries(self, cmd: Command, frame: Frame) -> None:
@@ -255,6 +311,18 @@ class TargetCommands:
             self.edges.append(
                 Edge(known(words[0]), known(item), "dependency", at, frame.conditions)
             )
+
+
+def _target_destinations(words: list[str]) -> tuple[tuple[str, str], ...]:
+    """(artifact kind or "", DESTINATION) of the options after install(TARGETS <names>)."""
+    out: list[tuple[str, str]] = []
+    kind = ""
+    for index, word in enumerate(words):
+        if word in _ARTIFACT_KINDS:
+            kind = word
+        elif word == "DESTINATION" and index + 1 < len(words):
+            out.append((kind, known(words[index + 1])))
+    return tuple(out)
 
 
 _NAME = re.compile(r"^[A-Za-z0-9_.+\-:]+$")
