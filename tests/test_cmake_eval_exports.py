@@ -24,6 +24,7 @@ from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 from shiplint.sources.interpret import walk_project
 from shiplint.sources.model import CMakeProject, ExportInstall
 
@@ -49,7 +50,7 @@ def _evaluate(repo: Path, cmakes: list[str], with_exports: bool = True) -> list[
 
 
 def _sl1(repo: Path, models: list[object]) -> list[Diagnostic]:
-    return lint(load_manifest(repo / "shiplint.yaml"), models, Selection(select=("SL1",)))
+    return lint(RULES, load_manifest(repo / "shiplint.yaml"), models, Selection(select=("SL1",)))
 
 
 def test_without_the_export_file_the_include_fails(cmakes: list[str]) -> None:
@@ -123,7 +124,7 @@ def _broken(tmp_path: Path, file: str, old: str, new: str) -> Path:
 def _linux(repo: Path, cmakes: list[str]) -> list[Diagnostic]:
     manifest = replace(load_manifest(repo / "shiplint.yaml"), platforms=(Platform("linux"),))
     models = evaluate_source(repo, manifest, cmakes[-1:], 60, _walk(repo, manifest))
-    return lint(manifest, models, Selection(select=("SL1",)))
+    return lint(RULES, manifest, models, Selection(select=("SL1",)))
 
 
 @pytest.mark.parametrize(
@@ -212,6 +213,7 @@ def test_the_written_export_matches_a_real_install(tmp_path: Path, cmakes: list[
         ("${MY_DIR}/cmake", None),  # a directory only a configure run knows
         ("$<CONFIG>/cmake", None),
         ("../outside", None),
+        ("/opt/elsewhere", None),  # outside the install prefix
         ("<build>/lib", None),
     ],
 )
@@ -276,3 +278,30 @@ def test_a_file_the_tree_holds_is_not_replaced(tmp_path: Path) -> None:
     write_exports(exports, tmp_path)
     assert (tmp_path / "cfg" / "ExpoTargets.cmake").read_text(encoding="utf-8") == "# mine\n"
     assert (tmp_path / "expo" / "lib" / "libutil.a").is_file()
+
+
+def test_hostile_install_declarations_stay_inside_the_tree(tmp_path: Path) -> None:
+    """The sources are input: no FILE, DESTINATION or OUTPUT_NAME writes outside the tree."""
+    repo, tree = tmp_path / "repo", tmp_path / "work" / "tree"
+    repo.mkdir()
+    outside = tmp_path / "outside"
+    (repo / "CMakeLists.txt").write_text(
+        "add_library(a SHARED a.cpp)\n"
+        "set_target_properties(a PROPERTIES OUTPUT_NAME ../../../../../outside/a)\n"
+        "add_library(b STATIC b.cpp)\n"
+        "install(TARGETS a b EXPORT T LIBRARY DESTINATION ../../.. ARCHIVE DESTINATION /etc)\n"
+        f"install(EXPORT T FILE {outside}/abs.cmake DESTINATION x)\n"
+        "install(EXPORT T FILE ../../../../outside/rel.cmake DESTINATION x)\n"
+        "install(EXPORT T FILE T.txt DESTINATION x)\n"
+        "install(EXPORT T FILE T.cmake DESTINATION ../../../../../outside)\n",
+        encoding="utf-8",
+    )
+    manifest = replace(load_manifest(FIXTURE / "shiplint.yaml"), libraries=())
+    exports = plan_exports(walk_project(repo, (".",), ()), manifest, Platform("linux"), "expo/c")
+    write_exports(exports, tree)
+    assert not outside.exists()
+    written = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())
+    # b's ARCHIVE DESTINATION is absolute, a's LIBRARY one leaves the prefix: CMake's defaults.
+    assert written == ["expo/c/T.cmake", "expo/lib/libb.a"]
+    (export,) = exports
+    assert [(t.name, t.member) for t in export.targets] == [("a", None), ("b", "expo/lib/libb.a")]

@@ -45,6 +45,8 @@ _INSTALL_DIRS = {
     "CMAKE_INSTALL_DATADIR": "share",
 }
 _VARIABLE = re.compile(r"\$\{([A-Za-z0-9_]+)\}")
+# What install(EXPORT ... FILE) accepts: a file name ending in .cmake, no directory.
+_EXPORT_FILE = re.compile(r"^[^/\\]+\.cmake$")
 # A name CMake accepts for an imported target; `${name}` left by the walk is not one.
 _TARGET_NAME = re.compile(r"^[A-Za-z0-9_.+\-:]+$")
 # Manifest library kinds that are loaded, never linked: CMake builds them as MODULE.
@@ -84,6 +86,8 @@ def install_dir(destination: str | None) -> str | None:
         return _INSTALL_DIRS.get(match.group(1), match.group(0))
 
     text = _VARIABLE.sub(default, destination).replace("\\", "/")
+    if text.startswith("/"):
+        return None  # an absolute directory is outside the install prefix, so the package
     text = text.removeprefix("${CMAKE_INSTALL_PREFIX}").lstrip("/") or "."
     if "${" in text or "$<" in text or text.startswith("<build>"):
         return None
@@ -101,16 +105,28 @@ def _config_destination(project: CMakeProject, config_source: str) -> str | None
     return None
 
 
-def export_member(export: ExportInstall, config_dir: str, config_destination: str | None) -> str:
+def _inside(member: str) -> str | None:
+    """`member` normalised, or None when it would leave the tree (the sources are input)."""
+    normal = posixpath.normpath(member)
+    if normal.startswith(("/", "..")) or "\x00" in normal:
+        return None
+    return normal
+
+
+def export_member(
+    export: ExportInstall, config_dir: str, config_destination: str | None
+) -> str | None:
     """Where the export file lands in the tree: relative to the config as the install
-    puts them; beside the config when either place is unknown (the usual layout)."""
+    puts them; beside the config when either place is unknown (the usual layout). None
+    for a FILE that is no plain `<name>.cmake`, which CMake itself refuses."""
+    if not _EXPORT_FILE.match(export.file):
+        return None
     beside = posixpath.join(config_dir, export.file)
     destination = install_dir(export.destination)
     if destination is None or config_destination is None:
-        return beside
+        return _inside(beside)
     relative = posixpath.relpath(destination, config_destination)
-    member = posixpath.normpath(posixpath.join(config_dir, relative, export.file))
-    return beside if member.startswith("..") else member
+    return _inside(posixpath.join(config_dir, relative, export.file)) or _inside(beside)
 
 
 def plan_exports(
@@ -123,8 +139,9 @@ def plan_exports(
     files: dict[str, ExportFile] = {}
     for export in project.exported_sets:
         member = export_member(export, config_dir, config_destination)
-        if member in files:
-            continue  # the same install(EXPORT) reached twice (two add_subdirectory paths)
+        if member is None or member in files:
+            # A FILE CMake refuses, or the same install(EXPORT) reached twice.
+            continue
         targets: list[ExportedTarget] = []
         seen: set[str] = set()
         for install in project.installs:
@@ -170,8 +187,8 @@ def _exported(
         return ExportedTarget(name, kind, None, placed=False)
     artifact, default = _artifact_kind(kind, platform)
     directory = install_dir(install.destination(artifact)) or default
-    member = posixpath.join(manifest.cmake.package_root, directory, file_name)
-    return ExportedTarget(name, kind, posixpath.normpath(member), placed=False)
+    member = _inside(posixpath.join(manifest.cmake.package_root, directory, file_name))
+    return ExportedTarget(name, kind, member, placed=False)
 
 
 def _shipped_type(library: Library, definitions: tuple[TargetDef, ...]) -> str:
