@@ -16,14 +16,23 @@ import pytest
 from shiplint.artifacts.archive import ArtifactTree, open_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.model import ConfigEvaluation, EntryKind
-from shiplint.diagnostics import Diagnostic
+from shiplint.diagnostics import Diagnostic, Severity
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.registry import RULES
+from shiplint.report.model import Report
+from shiplint.report.text import render as render_text
 
-from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake, wheel
+from tests.material import (
+    EXAMPLE_MANIFEST,
+    NEW_CMAKE_VERSION,
+    OLD_CMAKE_VERSION,
+    REPO,
+    cmake,
+    wheel,
+)
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "cmake_eval"
 GOLDEN = GOLDEN_DIR / "executorch-1.5.1.txt"
@@ -58,12 +67,8 @@ def wheel_models(et_manifest: Manifest, both_routes: list[str]) -> dict[str, lis
 
 
 def _render(diagnostics: Sequence[Diagnostic]) -> str:
-    lines = []
-    for d in diagnostics:
-        lines.append(f"{d.location.render()}: {d.code} [{d.severity.value}] {d.message}")
-        if d.hint:
-            lines.append(f"  hint: {d.hint}")
-    return "\n".join(lines) + "\n"
+    """The text report a user sees for these findings."""
+    return render_text(Report(tuple(diagnostics), Severity.ERROR, REPO))
 
 
 def _evaluations(models: list[object]) -> list[ConfigEvaluation]:

@@ -1,5 +1,9 @@
 """A Markdown summary: the verdict, the counts, and a table per kind of finding.
 
+Rows go errors first, then by location (as the text report); a rule's hint is shown
+under the rule's first row, not repeated on every row of that rule (the SARIF and
+JSON reports keep every finding's hint).
+
 Written by the GitHub Action to `$GITHUB_STEP_SUMMARY`, which GitHub renders as
 GitHub-flavoured Markdown with inline HTML allowed; so every cell is escaped
 (`|`, newlines, `<`, `>`, `&`, backticks) and a long report is cut short with a
@@ -11,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shiplint.diagnostics import Diagnostic
-from shiplint.report.model import Report
+from shiplint.report.model import Report, reading_order
 
 # Rows per table before the rest is only counted.
 MAX_ROWS = 200
@@ -42,10 +46,11 @@ def render(report: Report) -> str:
         f"({s['failing']} failing) · shiplint {cell(report.tool_version)}",
         "",
     ]
-    counted = [d for d in report.diagnostics if d.counts]
-    waived = [d for d in report.diagnostics if not d.counts]
+    ordered = reading_order(report.diagnostics)
+    counted = [d for d in ordered if d.counts]
+    waived = [d for d in ordered if not d.counts]
     if counted:
-        lines += _table(counted, ("severity", "rule", "location", "message"), _row)
+        lines += _table(counted, ("severity", "rule", "location", "message"), _rows(counted))
     if waived:
         lines += [f"<details><summary>{len(waived)} waived finding(s)</summary>", ""]
         lines += _table(waived, ("rule", "location", "message", "reason"), _waived_row)
@@ -72,16 +77,23 @@ def _rule(d: Diagnostic) -> str:
     return f"{d.code} {cell(d.slug)}"
 
 
-def _message(d: Diagnostic) -> str:
-    text = cell(d.message)
-    return f"{text}<br>*{cell(d.hint)}*" if d.hint else text
+def _rows(diagnostics: list[Diagnostic]) -> Callable[[Diagnostic], str]:
+    """The row of a counted finding; the hint only on the first hinted row of its rule."""
+    first: dict[str, Diagnostic] = {}
+    for d in diagnostics:
+        if d.hint:
+            first.setdefault(d.code, d)
 
+    def row(d: Diagnostic) -> str:
+        text = cell(d.message)
+        if d.hint and first[d.code] is d:
+            text += f"<br>*{cell(d.hint)}*"
+        return (
+            f"| {d.severity.value} | {_rule(d)} | <code>{cell(d.location.render())}</code> "
+            f"| {text} |"
+        )
 
-def _row(d: Diagnostic) -> str:
-    return (
-        f"| {d.severity.value} | {_rule(d)} | <code>{cell(d.location.render())}</code> "
-        f"| {_message(d)} |"
-    )
+    return row
 
 
 def _waived_row(d: Diagnostic) -> str:

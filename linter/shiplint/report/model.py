@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,3 +42,9 @@ class Report:
             "fail_on": self.fail_on.value,
             "passed": self.passed,
         }
+
+
+def reading_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The order people read a report in: errors, warnings, info, waived findings last;
+    by location within each. Machine formats keep the engine's order (by location)."""
+    return sorted(diagnostics, key=lambda d: (not d.counts, -d.severity.rank, d.sort_key()))
