@@ -355,7 +355,10 @@ def test_sl312_architecture_against_the_wheel_tag(
     name = "pkg-1.0-cp311-cp311-manylinux_2_28_aarch64.whl"
     found = _codes(_check(tmp_path, built_libs, GOOD, mf, name=name), "SL312")
     assert {d.subject.library for d in found} == {"pkg", "pkg_comp"}
-    assert "is ELF for x86_64, but" in found[0].message and "linux-aarch64" in found[0].message
+    assert (
+        "built as ELF for x86_64, but the wheel is for" in found[0].message
+        and "linux-aarch64" in found[0].message
+    )
     assert _codes(_check(tmp_path, built_libs, GOOD, mf), "SL312") == []
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from shiplint.catalogue import RuleDoc, catalogue
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+# linter/shiplint/docs_gen.py -> the repository root.
+DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 # Codes are grouped by hundreds, one area each (docs/architecture.md).
 AREAS = {

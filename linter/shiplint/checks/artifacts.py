@@ -86,6 +86,11 @@ def _loadable_binaries(
             yield library, placed, binary
 
 
+def _noun(model: ArtifactModel) -> str:
+    """The artifact as a message names it: its file name is already in the location."""
+    return {"wheel": "the wheel", "directory": "the install tree"}.get(model.kind, "the archive")
+
+
 # ------------------------------------------------------------------ SL301
 
 
@@ -97,7 +102,7 @@ def missing_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
         instead = f"; found instead: {', '.join(placed.lookalikes)}" if placed.lookalikes else ""
         yield Finding(
             message=(
-                f"{placed.library} is required on {model.platform} but {model.label} has no "
+                f"{placed.library} is required on {model.platform} but {_noun(model)} has no "
                 f"{placed.directory}/{placed.pattern}{instead}"
             ),
             location=model.location(f"{placed.directory}/{placed.pattern}"),
@@ -433,8 +438,8 @@ def unresolved_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[
             where = f"its search path [{', '.join(search)}]" if search else "no search path"
             yield Finding(
                 message=(
-                    f"{binary.name} needs {needed}, which resolves neither inside "
-                    f"{model.label} through {where} nor to an allowed external library"
+                    f"needs {needed}, which resolves neither inside {_noun(model)} "
+                    f"through {where} nor to an allowed external library"
                 ),
                 location=model.location(binary.name),
                 subject=_binary_subject(manifest, model, binary.name),
@@ -458,12 +463,12 @@ def runpath_outside_package(manifest: Manifest, model: ArtifactModel) -> Iterato
             if entry.kind is EntryKind.ABSOLUTE:
                 bad.append(f"{raw} (absolute{', a build tree' if entry.build_tree else ''})")
             elif entry.kind is EntryKind.ESCAPES:
-                bad.append(f"{raw} (climbs above the root of {model.label})")
+                bad.append(f"{raw} (climbs above the root of {_noun(model)})")
             elif entry.kind is EntryKind.UNEXPANDABLE and not raw.startswith("@executable_path"):
                 bad.append(f"{raw} (relative to the working directory)")
         if bad:
             yield Finding(
-                message=f"{binary.name} searches outside the package: {'; '.join(bad)}",
+                message=f"searches outside the package: {'; '.join(bad)}",
                 location=model.location(binary.name),
                 subject=_binary_subject(manifest, model, binary.name),
                 hint=(
@@ -485,8 +490,8 @@ def runpath_missing_directory(manifest: Manifest, model: ArtifactModel) -> Itera
         if missing:
             yield Finding(
                 message=(
-                    f"{binary.name} has RUNPATH entries naming directories {model.label} "
-                    f"does not contain: {', '.join(missing)}"
+                    f"RUNPATH entries name directories {_noun(model)} does not contain: "
+                    f"{', '.join(missing)}"
                 ),
                 location=model.location(binary.name),
                 subject=_binary_subject(manifest, model, binary.name),
@@ -539,8 +544,8 @@ def architecture_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[
             continue
         yield Finding(
             message=(
-                f"{binary.name} is {binary.format.value} for {'/'.join(binary.arches) or '?'}, "
-                f"but {model.label} is for {platform} (from the {model.platform_source})"
+                f"built as {binary.format.value} for {'/'.join(binary.arches) or '?'}, "
+                f"but {_noun(model)} is for {platform} (from the {model.platform_source})"
             ),
             location=model.location(binary.name),
             subject=_binary_subject(manifest, model, binary.name),
@@ -627,7 +632,7 @@ def unsafe_member(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]
     """SL316: an archive entry an installer must not extract (path escape, link escape, bomb)."""
     for rejected in model.rejected:
         yield Finding(
-            message=f"{model.label} holds {rejected.member!r}: {rejected.reason}",
+            message=f"{_noun(model)} holds {rejected.member!r}: {rejected.reason}",
             location=Location(f"{model.label}!/{rejected.member}"),
             subject=Subject(artifact=model.label),
             hint="Rebuild the archive from a clean install tree; it was not read.",
@@ -639,7 +644,7 @@ def unknown_platform(manifest: Manifest, model: ArtifactModel) -> Iterator[Findi
     if model.platform is None:
         yield Finding(
             message=(
-                f"{model.label} has no wheel platform tag and no binary that names an OS: "
+                f"{_noun(model)} has no wheel platform tag and no binary that names an OS: "
                 "the libraries the manifest places per platform were not checked"
             ),
             location=Location(model.label),

@@ -412,7 +412,7 @@ def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) ->
     )
     route = f" (route {ev.route})" if ev.route else ""
     yield Finding(
-        message=f"{ev.label} ships the {package} CMake config but no linkable library of the "
+        message=f"the artifact ships the {package} CMake config but no linkable library of the "
         f"manifest for {ev.platform}; on CMake {ev.cmake_version}{route} {state}",
         location=ev.config,
         subject=_subject(ev),

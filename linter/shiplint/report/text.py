@@ -50,14 +50,17 @@ def finding_lines(d: Diagnostic) -> list[str]:
 
 
 def _wrap(text: str, first: str, rest: str) -> list[str]:
-    return textwrap.wrap(
-        text,
+    # "(= lib/)" explains the entry before it: a line never ends on its "(=".
+    glued = text.replace("(= ", "(=\xa0")
+    lines = textwrap.wrap(
+        glued,
         width=WIDTH,
         initial_indent=first,
         subsequent_indent=rest,
         break_long_words=False,
         break_on_hyphens=False,
     ) or [first.rstrip()]
+    return [line.replace("\xa0", " ") for line in lines]
 
 
 def summary_line(report: Report) -> str:
