@@ -15,11 +15,13 @@ cannot be read raises `MemberError` (the collector turns it into a model fact).
 
 from __future__ import annotations
 
+import lzma
 import os
 import stat
 import tarfile
 import threading
 import zipfile
+import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,9 +42,32 @@ MAX_COMPRESSION_RATIO = 200
 _RATIO_MIN_SIZE = 1024 * 1024
 # A tar listing is read by scanning the whole stream (a compressed one is inflated to
 # skip each member): stop scanning a hostile one early, by count and by declared size.
+# The same bounds hold for a zip's central directory (count, and total declared size).
 MAX_MEMBERS = 200_000
 MAX_TAR_BYTES = 4 * 1024 * 1024 * 1024
+MAX_TOTAL_BYTES = MAX_TAR_BYTES
+# Member names: what file systems and extractors accept (PATH_MAX, NAME_MAX), and a depth
+# no install tree reaches.
+MAX_NAME_CHARS = 1024
+MAX_COMPONENT_BYTES = 255
+MAX_DEPTH = 64
+# A tar's GNU long name or pax header is a few hundred bytes; tarfile reads it whole.
+MAX_TAR_HEADER_BYTES = 1024 * 1024
 _CHUNK = 1024 * 1024
+# What reading a damaged member raises: zipfile raises RuntimeError for encrypted members,
+# BadZipFile on a CRC mismatch, zlib.error or LZMAError on a corrupt stream,
+# NotImplementedError for an unknown compression method.
+_READ_ERRORS = (
+    OSError,
+    EOFError,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    RuntimeError,
+    zlib.error,
+    lzma.LZMAError,
+    NotImplementedError,
+    ValueError,
+)
 
 
 class ArtifactError(Exception):
@@ -88,6 +113,42 @@ def normalise_member(raw: str) -> str | None:
             return None
         parts.append(part)
     return "/".join(parts) if parts else None
+
+
+def name_problem(name: str) -> str | None:
+    """Why a normalised member name is not listed, or None. Names are text a report prints
+    and paths the CMake layout creates: no control characters, no undecodable bytes, within
+    the file system's length limits and a sane depth."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        return "name holds a control character"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        return "name is not valid UTF-8"
+    if len(name) > MAX_NAME_CHARS:
+        return f"name longer than {MAX_NAME_CHARS} characters"
+    parts = name.split("/")
+    if len(parts) > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} directories"
+    if any(len(p.encode()) > MAX_COMPONENT_BYTES for p in parts):
+        return f"a path component longer than {MAX_COMPONENT_BYTES} bytes"
+    return None
+
+
+def printable(raw: str) -> str:
+    """A member name as a report may show it: control characters and undecodable bytes
+    escaped, at most MAX_NAME_CHARS characters."""
+    out = "".join(
+        c
+        if 0x20 <= ord(c) != 0x7F and not 0xD800 <= ord(c) <= 0xDFFF
+        else f"\\x{ord(c) & 0xFF:02x}"
+        for c in raw[:MAX_NAME_CHARS]
+    )
+    return out if len(raw) <= MAX_NAME_CHARS else f"{out}… ({len(raw):,} characters)"
+
+
+def _collisions(files: set[str]) -> set[str]:
+    """Names that are a file and, in another member's path, a directory too."""
+    directories = {name[:i] for name in files for i, c in enumerate(name) if c == "/"}
+    return files & directories
 
 
 def _resolve_link(member: str, target: str) -> str | None:
@@ -146,8 +207,14 @@ class ArtifactTree(ABC):
 
     def head(self, name: str, count: int) -> bytes:
         """At most the first `count` bytes of a member (to sniff a file's magic)."""
-        with self._lock, self._open(name) as stream:
-            return stream.read(count)
+        with self._lock:
+            try:
+                with self._open(name) as stream:
+                    return stream.read(count)
+            except MemberError:
+                raise
+            except _READ_ERRORS as exc:
+                raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
     def location(self, name: str) -> str:
         """How a diagnostic names the member: `<artifact>!/<member>`."""
@@ -168,8 +235,7 @@ class ArtifactTree(ABC):
                     chunks.append(chunk)
         except MemberError:
             raise
-        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, RuntimeError) as exc:
-            # zipfile raises RuntimeError for encrypted members, BadZipFile on a CRC mismatch.
+        except _READ_ERRORS as exc:
             raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
         return b"".join(chunks)
 
@@ -191,7 +257,24 @@ class ArtifactTree(ABC):
         self.close()
 
     def _reject(self, member: str, reason: str) -> None:
-        self._rejected.append(Rejected(member, reason))
+        self._rejected.append(Rejected(printable(member), reason))
+
+    def _listable(self, raw: str) -> str | None:
+        """The normalised name of a member fit to list, or None (rejected with the reason)."""
+        name = normalise_member(raw)
+        if name is None:
+            self._reject(raw, "absolute path or `..` component")
+            return None
+        problem = name_problem(name)
+        if problem is not None:
+            self._reject(raw, problem)
+            return None
+        return name
+
+    def _drop_collisions(self, files: dict[str, object]) -> None:
+        for name in sorted(_collisions(set(files))):
+            self._reject(name, "both a file and a directory in other members' paths")
+            del files[name]
 
     def _missing(self, name: str) -> MemberError:
         return MemberError(self.path, name, "no such member")
@@ -214,10 +297,19 @@ class ZipTree(ArtifactTree):
             infos = self._zip.infolist()
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
             raise ArtifactError(path, f"not a readable zip archive ({exc})") from exc
+        total = sum(max(info.file_size, 0) for info in infos)
+        if len(infos) > MAX_MEMBERS or total > MAX_TOTAL_BYTES:
+            self._zip.close()
+            raise ArtifactError(
+                path,
+                f"{len(infos):,} members declaring {total:,} bytes, more than the "
+                f"{MAX_MEMBERS:,} members or {MAX_TOTAL_BYTES:,} bytes an artifact may hold",
+            )
         self._files: dict[str, zipfile.ZipInfo] = {}
         links: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             self._add(info, links)
+        self._drop_collisions(self._files)  # type: ignore[arg-type]
         self._links: dict[str, str] = {}
         for name, info in links.items():
             self._add_link(name, info)
@@ -225,9 +317,8 @@ class ZipTree(ArtifactTree):
     def _add(self, info: zipfile.ZipInfo, links: dict[str, zipfile.ZipInfo]) -> None:
         if info.is_dir():
             return
-        name = normalise_member(info.filename)
+        name = self._listable(info.filename)
         if name is None:
-            self._reject(info.filename, "absolute path or `..` component")
             return
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
@@ -253,13 +344,16 @@ class ZipTree(ArtifactTree):
     def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
         # A zip symlink stores its target as the member's data (small by construction).
         try:
-            target = self._zip.read(info)[:4096].decode("utf-8", "replace")
-        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+            with self._zip.open(info) as stream:
+                target = stream.read(4096).decode("utf-8", "replace")
+        except _READ_ERRORS as exc:
             self._reject(name, f"unreadable symlink ({exc})")
             return
         resolved = _resolve_link(name, target)
         if resolved is None or resolved not in self._files:
-            self._reject(name, f"symlink to {target!r} leaves the archive or names no file")
+            self._reject(
+                name, f"symlink to {printable(target)!r} leaves the archive or names no file"
+            )
             return
         self._links[name] = resolved
 
@@ -278,7 +372,7 @@ class ZipTree(ArtifactTree):
     def _open(self, name: str) -> IO[bytes]:
         try:
             return self._zip.open(self._info(name))
-        except (zipfile.BadZipFile, OSError, RuntimeError, ValueError) as exc:
+        except _READ_ERRORS as exc:
             raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
     def close(self) -> None:
@@ -286,13 +380,34 @@ class ZipTree(ArtifactTree):
         self._zip.close()
 
 
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar header whose GNU long name or pax block may not be huge: tarfile reads such a
+    block whole into memory before it looks at it."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _TAR_EXTENSION_TYPES and self.size > MAX_TAR_HEADER_BYTES:
+            raise tarfile.ReadError(
+                f"a {self.size:,}-byte extended header, more than {MAX_TAR_HEADER_BYTES:,}"
+            )
+        return super()._proc_member(tarfile_)  # type: ignore[misc,no-any-return]
+
+
+_TAR_EXTENSION_TYPES = (
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+)
+
+
 class TarTree(ArtifactTree):
     def __init__(self, path: Path) -> None:
         super().__init__(path, "tar")
         try:
             # Held open for the tree's life and closed by close(), like the zip.
-            self._tar = tarfile.open(path, "r:*")  # noqa: SIM115
-        except (tarfile.TarError, OSError, EOFError) as exc:
+            self._tar = tarfile.open(path, "r:*", tarinfo=_BoundedTarInfo)  # noqa: SIM115
+        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
             raise ArtifactError(path, f"not a readable tar archive ({exc})") from exc
         self._files: dict[str, tarfile.TarInfo] = {}
         self._links: dict[str, str] = {}
@@ -311,9 +426,10 @@ class TarTree(ArtifactTree):
         except ArtifactError:
             self._tar.close()
             raise
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
             self._tar.close()
             raise ArtifactError(path, f"corrupt tar archive ({exc})") from exc
+        self._drop_collisions(self._files)  # type: ignore[arg-type]
         for name, target in pending:
             resolved = target if target in self._files else None
             if resolved is None:
@@ -324,14 +440,13 @@ class TarTree(ArtifactTree):
     def _add(self, member: tarfile.TarInfo, pending: list[tuple[str, str]]) -> None:
         if member.isdir():
             return
-        name = normalise_member(member.name)
+        name = self._listable(member.name)
         if name is None:
-            self._reject(member.name, "absolute path or `..` component")
             return
         if member.issym():
             target = _resolve_link(name, member.linkname)
             if target is None:
-                self._reject(name, f"symlink to {member.linkname!r} leaves the archive")
+                self._reject(name, f"symlink to {printable(member.linkname)!r} leaves the archive")
             else:
                 pending.append((name, target))
             return
@@ -339,7 +454,9 @@ class TarTree(ArtifactTree):
             # A hard link names its target from the archive root.
             target = normalise_member(member.linkname)
             if target is None:
-                self._reject(name, f"hard link to {member.linkname!r} leaves the archive")
+                self._reject(
+                    name, f"hard link to {printable(member.linkname)!r} leaves the archive"
+                )
             else:
                 pending.append((name, target))
             return
@@ -368,7 +485,7 @@ class TarTree(ArtifactTree):
     def _open(self, name: str) -> IO[bytes]:
         try:
             stream = self._tar.extractfile(self._info(name))
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except _READ_ERRORS as exc:
             raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
         if stream is None:
             raise MemberError(self.path, name, "not a regular file")
@@ -391,15 +508,29 @@ class DirectoryTree(ArtifactTree):
 
     def _walk(self) -> Iterator[tuple[str, Path]]:
         # Directory links are not descended: the files they alias are listed under
-        # their real path, and a link to a parent would loop.
-        for top, dirs, files in os.walk(self._root, followlinks=False):
-            for entry in sorted(dirs):
-                full = Path(top, entry)
-                if full.is_symlink() and not self._inside(full):
-                    self._reject(self._name(full), "directory link leaves the tree")
-            for entry in sorted(files):
-                full = Path(top, entry)
-                yield self._name(full), full
+        # their real path, and a link to a parent would loop. Iterative and bounded in
+        # depth: a tree may be deeper than Python's recursion limit.
+        todo = [(str(self._root), 0)]
+        while todo:
+            top, depth = todo.pop()
+            try:
+                entries = sorted(os.scandir(top), key=lambda e: e.name)
+            except OSError as exc:
+                self._reject(self._name(Path(top)) or ".", f"cannot list ({exc.strerror})")
+                continue
+            for entry in entries:
+                full = Path(entry.path)
+                name = self._name(full)
+                problem = name_problem(name)
+                if problem is not None:
+                    self._reject(name, problem)
+                elif entry.is_dir(follow_symlinks=False):
+                    todo.append((entry.path, depth + 1))
+                elif entry.is_symlink() and full.is_dir():
+                    if not self._inside(full):
+                        self._reject(name, "directory link leaves the tree")
+                else:
+                    yield name, full
 
     def _name(self, full: Path) -> str:
         return full.relative_to(self._root).as_posix()
@@ -411,10 +542,10 @@ class DirectoryTree(ArtifactTree):
     def _add(self, name: str, full: Path) -> None:
         if full.is_symlink():
             if not self._inside(full):
-                self._reject(name, f"symlink to {os.readlink(full)!r} leaves the tree")
+                self._reject(name, f"symlink to {printable(os.readlink(full))!r} leaves the tree")
                 return
             if not full.exists():
-                self._reject(name, f"dangling symlink to {os.readlink(full)!r}")
+                self._reject(name, f"dangling symlink to {printable(os.readlink(full))!r}")
                 return
         try:
             mode = full.stat().st_mode
