@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -149,9 +148,7 @@ def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
 
 def test_a_hanging_config_is_stopped_and_reported(tmp_path: Path) -> None:
     config = "execute_process(COMMAND sleep 120)\nset(pkg_FOUND TRUE)\n"
-    start = time.monotonic()
     (ev,) = _evaluate(tmp_path, config, timeout=2.0)
-    assert time.monotonic() - start < 30
     assert ev.failure is not None and ev.failure.kind == "timeout"
     (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "time limit" in diagnostic.message
