@@ -98,3 +98,18 @@ def test_setup_names_the_packages_where_it_cannot_install(tmp_path: Path) -> Non
     assert result.stderr == (
         "install these first (Debian package names): cmake g++ gcc git make ninja-build\n"
     )
+
+
+def test_readme_downloads_leave_the_checkout_clean() -> None:
+    # "From nothing to a first finding" downloads wheels and CMakes into the checkout.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## From nothing to a first finding", 1)[1].split("\n## ", 1)[0]
+    targets = re.findall(r"(?:-d|--target) ([\w.-]+)", section)
+    assert sorted(targets) == ["cmake-3.24", "cmake-4.4", "wheels"]
+    git = shutil.which("git")
+    assert git is not None
+    for target in targets:
+        ignored = subprocess.run(
+            [git, "-C", str(REPO), "check-ignore", "-q", f"{target}/some-download"], check=False
+        )
+        assert ignored.returncode == 0, f"{target}/ would be left untracked in the checkout"

@@ -26,6 +26,11 @@ def test_wheel_ships_schemas_and_rules(tmp_path: Path) -> None:
         assert f"shiplint/_data/rules/{rule.name}" in names
     assert "shiplint/cli.py" in names
     assert not any(n.startswith("linter/") for n in names)
+    # The license the metadata names travels with the wheel.
+    license_file = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert "BSD 3-Clause License" in zipfile.ZipFile(wheel).read(license_file).decode()
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA")))
+    assert "License-Expression: BSD-3-Clause" in metadata.decode()
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "shiplint = shiplint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

@@ -17,6 +17,7 @@ Every failure on one file, including an exception inside lief, becomes a
 from __future__ import annotations
 
 import functools
+import io
 import warnings
 from types import ModuleType
 from typing import Any
@@ -86,6 +87,13 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
     )
 
 
+def _stream(data: bytes) -> io.BytesIO:
+    """The bytes as a file object for lief's `parse`: lief 0.15 and 0.16 take a `bytes`
+    argument for a path (and parse nothing), while every release from 0.15 on reads a
+    stream, no slower than bytes."""
+    return io.BytesIO(data)
+
+
 def _enum_name(value: Any) -> str:
     return str(getattr(value, "name", value)).rsplit(".", 1)[-1]
 
@@ -106,7 +114,9 @@ def _pe_config(lief: ModuleType, *, relocations: bool) -> Any:
     """What a PE parse reads: headers, imports and exports; base relocations only when
     pointers are wanted."""
     config = lief.PE.ParserConfig()
-    config.parse_exceptions = False
+    # lief 0.17 added exception-table parsing (on by default); older releases never read it.
+    if hasattr(config, "parse_exceptions"):
+        config.parse_exceptions = False
     config.parse_reloc = relocations
     config.parse_rsrc = False
     config.parse_signature = False
@@ -131,7 +141,7 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     truncated = elf_truncation(data)
     if truncated:
         return BinaryError(name, truncated)
-    binary = lief.ELF.parse(data, _elf_config(lief, relocations=False))
+    binary = lief.ELF.parse(_stream(data), _elf_config(lief, relocations=False))
     if binary is None:
         return BinaryError(name, "lief cannot parse this ELF file")
     tags = lief.ELF.DynamicEntry.TAG
@@ -219,7 +229,7 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
     problem = macho_problem(data)
     if problem:
         return BinaryError(name, problem)
-    fat = lief.MachO.parse(data, lief.MachO.ParserConfig.quick)
+    fat = lief.MachO.parse(_stream(data), lief.MachO.ParserConfig.quick)
     if fat is None or fat.size == 0:
         return BinaryError(name, "lief cannot parse this Mach-O file")
     arches = tuple(
@@ -284,7 +294,7 @@ _PE_ARCH = {"AMD64": "x86_64", "ARM64": "aarch64", "I386": "x86", "ARMNT": "arm"
 
 def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
     lief = _lief()
-    binary = lief.PE.parse(data, _pe_config(lief, relocations=False))
+    binary = lief.PE.parse(_stream(data), _pe_config(lief, relocations=False))
     if binary is None:
         return BinaryError(name, "lief cannot parse this PE file (MZ header without a valid PE)")
     for section in binary.sections:
@@ -358,7 +368,7 @@ def _elf_pointers(data: bytes) -> RelocatedPointers:
     truncated = elf_truncation(data)
     if truncated:
         return unreadable_pointers(truncated)
-    binary = lief.ELF.parse(data, _elf_config(lief, relocations=True))
+    binary = lief.ELF.parse(_stream(data), _elf_config(lief, relocations=True))
     if binary is None:
         return unreadable_pointers("lief cannot parse this ELF file")
     word = 8 if _enum_name(binary.header.identity_class) == "ELF64" else 4
@@ -414,7 +424,7 @@ def _elf_regions(lief: ModuleType, binary: Any) -> list[Region]:
 
 def _macho_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
-    fat = lief.MachO.parse(data)
+    fat = lief.MachO.parse(_stream(data))
     if fat is None or fat.size == 0:
         return unreadable_pointers("lief cannot parse this Mach-O file")
     binary = fat.at(0)
@@ -448,7 +458,7 @@ def _macho_pointers(data: bytes) -> RelocatedPointers:
 
 def _pe_pointers(data: bytes) -> RelocatedPointers:
     lief = _lief()
-    binary = lief.PE.parse(data, _pe_config(lief, relocations=True))
+    binary = lief.PE.parse(_stream(data), _pe_config(lief, relocations=True))
     if binary is None:
         return unreadable_pointers("lief cannot parse this PE file")
     base = binary.optional_header.imagebase
