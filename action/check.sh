@@ -27,9 +27,16 @@ escape_data() {  # text
 }
 
 # Reports a failure to check (not a finding) everywhere a user looks, then stops.
+# shiplint's located errors (a manifest or config problem: file:line:col) become
+# annotations on that file; anything else, one annotation with the whole message.
 cannot_check() {  # message
   local message="$1"
-  echo "::error title=shiplint could not check::$(escape_data "$message")"
+  if [ -x "$bin/python" ] && [ -n "${2:-}" ]; then
+    "$bin/python" -m shiplint.report.stopped "$2" --root "$root" --title "shiplint could not check" \
+      || echo "::error title=shiplint could not check::$(escape_data "$message")"
+  else
+    echo "::error title=shiplint could not check::$(escape_data "$message")"
+  fi
   {
     echo "## :warning: shiplint could not check"
     echo
@@ -57,10 +64,10 @@ case "${INPUT_SOURCES:-true}" in
   false) args+=(--no-sources) ;;
   *) cannot_check "input sources: expected true or false, got '${INPUT_SOURCES}'" ;;
 esac
-fail_step=true
-case "${INPUT_FAIL_ON:-error}" in
-  error|warning|info) args+=(--fail-on "$INPUT_FAIL_ON") ;;
-  none) fail_step=false ;;
+# Unset: the project's [tool.shiplint] fail-on decides (default error), as on the CLI.
+case "${INPUT_FAIL_ON:-}" in
+  "") ;;
+  error|warning|info|none) args+=(--fail-on "$INPUT_FAIL_ON") ;;
   *) cannot_check "input fail-on: expected error, warning, info or none, got '${INPUT_FAIL_ON}'" ;;
 esac
 case "$format" in
@@ -105,7 +112,7 @@ cat "$work/stderr" >&2
 echo "::endgroup::"
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] || [ ! -s "$json" ]; then
   cannot_check "$(cat "$work/stderr")
-(shiplint exited with code $rc)"
+(shiplint exited with code $rc)" "$work/stderr"
 fi
 
 convert() {  # format [output]
@@ -136,7 +143,5 @@ print(f"sarif-file={sys.argv[2]}")
 print(f"report-json={sys.argv[1]}")
 PY
 
-if [ "$rc" -eq 1 ] && [ "$fail_step" = true ]; then
-  exit 1
-fi
-exit 0
+# shiplint's own verdict (1: findings at the failing severity), the one the outputs say.
+exit "$rc"

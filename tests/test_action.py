@@ -138,9 +138,13 @@ def test_broken_manifest_is_an_error_not_a_pass(
     result = run(action_dir, workspace, runner_temp)
     assert result.returncode == 2
     assert result.outputs["verdict"] == "error"
-    line = next(x for x in result.stdout.splitlines() if x.startswith("::error"))
-    assert line.startswith("::error title=shiplint could not check::")
-    assert "shiplint.yaml:" in line and "unknown key 'colour'" in line
+    (line,) = (x for x in result.stdout.splitlines() if x.startswith("::error"))
+    # An annotation on the manifest line that is wrong, not one on no file.
+    lines = manifest.read_text().splitlines()
+    assert line.startswith(
+        f"::error file=shiplint.yaml,line={len(lines)},col=1,title=shiplint could not check::"
+    ), line
+    assert "unknown key 'colour'" in line
     assert "## :warning: shiplint could not check" in result.summary
     assert "unknown key 'colour'" in result.summary
 
@@ -235,12 +239,50 @@ def test_fail_on_none_reports_without_failing(
     assert failing.returncode == 1
     relaxed = run(action_dir, workspace, runner_temp, **inputs, **{"fail-on": "none"})
     assert relaxed.returncode == 0
+    # The verdict is the step's: nothing fails with fail-on none.
+    assert (failing.outputs["verdict"], relaxed.outputs["verdict"]) == ("failed", "passed")
+    assert (failing.outputs["failing"], relaxed.outputs["failing"]) == ("2", "0")
     for result in (failing, relaxed):
-        assert result.outputs["verdict"] == "failed"
         codes = re.findall(r"title=(SL\d+) ", result.stdout)
         assert sorted(codes) == ["SL114", "SL301"]
         # format=github already prints the annotations: not twice.
         assert len(annotation_lines(result.stdout)) == 2
+
+
+@pytest.mark.parametrize(
+    ("project", "given", "code", "verdict"),
+    [
+        pytest.param("none", None, 0, "passed", id="project-none"),
+        pytest.param("info", None, 1, "failed", id="project-info"),
+        pytest.param("none", "error", 1, "failed", id="input-overrides-project"),
+    ],
+)
+def test_fail_on_unset_is_the_projects_setting(
+    project: str,
+    given: str | None,
+    code: int,
+    verdict: str,
+    action_dir: Path,
+    workspace: Path,
+    runner_temp: Path,
+) -> None:
+    dist = workspace / "dist"
+    dist.mkdir()
+    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
+        wheel.writestr("acme/README", "nothing linkable\n")
+    (workspace / "pyproject.toml").write_text(f'[tool.shiplint]\nfail-on = "{project}"\n')
+    inputs = {"sources": "false", "artifacts": "dist/*.whl"}
+    result = run(
+        action_dir, workspace, runner_temp, **inputs, **({"fail-on": given} if given else {})
+    )
+    assert result.returncode == code, result.stdout + result.stderr
+    assert result.outputs["verdict"] == verdict
+    # The CLI run the same way says the same.
+    built = str(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl")
+    option = ["--fail-on", given] if given else []
+    summary = direct(workspace, "--no-sources", *option, built)["summary"]
+    assert summary["passed"] is (verdict == "passed")
+    assert summary["fail_on"] == (given or project)
 
 
 def test_cmake_versions_are_installed_from_pypi_and_used(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -156,3 +158,22 @@ def test_unwritable_output_is_a_clear_error(
     assert main(["check", "--root", str(root), "--select", "SL0", "--output", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"--output {out}: cannot write" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("where", ["option", "config"])
+def test_fail_on_none_reports_findings_and_passes(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A wheel without the manifest's libraries: real error findings.
+    wheel = tmp_path / "executorch-1.0-py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("executorch/README", "nothing linkable\n")
+    root = _project(tmp_path, '[tool.shiplint]\nfail-on = "none"\n' if where == "config" else "")
+    option = ["--fail-on", "none"] if where == "option" else []
+    argv = ["check", "--root", str(root), "--no-sources", "--select", "SL3", "--format", "json"]
+    assert main([*argv, *option, str(wheel)]) == 0
+    summary: dict[str, Any] = validate_report(capsys.readouterr().out)["summary"]  # type: ignore[assignment]
+    assert summary["errors"] > 0
+    assert (summary["fail_on"], summary["failing"], summary["passed"]) == ("none", 0, True)
+    # Without it the same findings fail the run.
+    assert main([*argv, str(wheel)]) == (0 if where == "config" else 1)

@@ -151,3 +151,26 @@ def test_real_wheel_annotations_one_line_per_finding(real_report: Report) -> Non
         assert set(props) == {"title"}
         assert props["title"] == f"{d.code} {d.slug}"
         assert message.startswith(prefix) and d.message in message
+
+
+def test_a_run_that_could_not_check_is_annotated_where_it_stopped(tmp_path: Path) -> None:
+    from shiplint.report.stopped import error_annotations
+
+    outside = tmp_path.parent / "elsewhere" / "pyproject.toml"
+    stderr = (
+        "shiplint: error: shiplint.yaml:7:3: unknown key 'colour' (at colour)\n"
+        f"shiplint: error: {tmp_path / 'pyproject.toml'}:2:1: CMake x: not found\n"
+        f"shiplint: error: {outside}:2:1: invalid TOML\n"
+        "shiplint: error: --cmake /bin/true: `cmake --version` printed no CMake version\n"
+    )
+    title = "shiplint could not check"
+    assert error_annotations(stderr, tmp_path, title).splitlines() == [
+        f"::error file=shiplint.yaml,line=7,col=3,title={title}::unknown key 'colour' (at colour)",
+        f"::error file=pyproject.toml,line=2,col=1,title={title}::CMake x: not found",
+        f"::error title={title}::{outside}:2:1: invalid TOML",
+        f"::error title={title}::shiplint: error: --cmake /bin/true: `cmake --version` printed "
+        "no CMake version",
+    ]
+    assert error_annotations("", tmp_path, title) == (
+        f"::error title={title}::shiplint stopped without saying why\n"
+    )

@@ -77,3 +77,9 @@ def test_markdown_summary_is_cut_short(tmp_path: Path) -> None:
     text = markdown(sample_report(tmp_path, many))
     assert text.count("\n| warning |") == MAX_ROWS
     assert "…and 5 more: see the SARIF or JSON report." in text
+
+
+def test_fail_on_none_survives_the_round_trip(tmp_path: Path) -> None:
+    report = replace(sample_report(tmp_path), fail_on=None)
+    again = load_report(reporter("json")(report), tmp_path)
+    assert again.fail_on is None and again.passed and report.summary() == again.summary()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint import __version__
-from shiplint.diagnostics import Severity
+from shiplint.diagnostics import FAIL_ON_CHOICES, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
 
 if TYPE_CHECKING:
@@ -69,8 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--output", type=Path, help="write the report to FILE instead of stdout")
     check.add_argument(
         "--fail-on",
-        choices=[s.value for s in Severity],
-        help="lowest severity that fails the run (default: error)",
+        choices=FAIL_ON_CHOICES,
+        help="lowest severity that fails the run, or none: findings never do "
+        "(default: [tool.shiplint] fail-on, else error)",
     )
     check.add_argument(
         "--select",
@@ -210,7 +211,7 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     except ArtifactError as exc:
         return _usage_error(str(exc))
     diagnostics = lint(RULES, manifest, models, request.selection)
-    fail_on = Severity.parse(args.fail_on) if args.fail_on else config.fail_on
+    fail_on = parse_fail_on(args.fail_on) if args.fail_on else config.fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = reporter(args.format)(report)
     if args.output:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from shiplint.codes import rule_codes, unknown_patterns
-from shiplint.diagnostics import Severity
+from shiplint.diagnostics import Severity, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
 
 if sys.version_info >= (3, 11):
@@ -30,7 +30,8 @@ class Config:
     cmake: tuple[str, ...] = ()
     # The line `cmake` is written on, for the message about an unusable entry.
     cmake_line: int = 1
-    fail_on: Severity = Severity.ERROR
+    # None: findings never fail the run (fail-on = "none").
+    fail_on: Severity | None = Severity.ERROR
     link_probe: bool = False
     cmake_timeout: float = 60.0
 
@@ -81,7 +82,7 @@ def load_config(root: Path) -> Config:
         ignore=tuple(table.get("ignore", ())),
         cmake=tuple(located(name, path.parent) for name in table.get("cmake", ())),
         cmake_line=_key_lines(text).get("cmake", 1),
-        fail_on=Severity.parse(table.get("fail-on", "error")),
+        fail_on=parse_fail_on(table.get("fail-on", "error")),
         link_probe=bool(table.get("link-probe", False)),
         cmake_timeout=float(table.get("cmake-timeout", 60.0)),
     )

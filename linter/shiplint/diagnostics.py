@@ -28,6 +28,15 @@ class Severity(enum.Enum):
 
 _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
+# The values of fail-on (command line, [tool.shiplint], the Action's input): the lowest
+# severity that fails a run, or "none": findings never fail it (they are still reported).
+FAIL_ON_CHOICES = ("error", "warning", "info", "none")
+
+
+def parse_fail_on(text: str) -> Severity | None:
+    """A fail-on value: the lowest failing severity, None for "none"."""
+    return None if text.lower() == "none" else Severity.parse(text)
+
 
 @dataclass(frozen=True, order=True)
 class Location:

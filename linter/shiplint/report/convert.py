@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from shiplint.diagnostics import Diagnostic, Location, Severity, Subject
+from shiplint.diagnostics import Diagnostic, Location, Severity, Subject, parse_fail_on
 from shiplint.report import FORMATS, reporter
 from shiplint.report.model import Report
 
@@ -37,7 +37,7 @@ def load_report(text: str, root: Path) -> Report:
         diagnostics = tuple(_diagnostic(d) for d in document["diagnostics"])
         return Report(
             diagnostics=diagnostics,
-            fail_on=Severity.parse(document["summary"]["fail_on"]),
+            fail_on=parse_fail_on(document["summary"]["fail_on"]),
             root=root,
             tool_version=document["tool"]["version"],
         )

@@ -15,17 +15,18 @@ from shiplint.diagnostics import Diagnostic, Severity
 @dataclass(frozen=True)
 class Report:
     diagnostics: tuple[Diagnostic, ...]
-    # Findings at or above this severity (and not waived) fail the run.
-    fail_on: Severity
+    # Findings at or above this severity (and not waived) fail the run; None: none does.
+    fail_on: Severity | None
     # The checked root: locations of sources are relative to it.
     root: Path
     tool_version: str = __version__
 
     @property
     def failing(self) -> tuple[Diagnostic, ...]:
-        return tuple(
-            d for d in self.diagnostics if d.counts and d.severity.rank >= self.fail_on.rank
-        )
+        if self.fail_on is None:
+            return ()
+        rank = self.fail_on.rank
+        return tuple(d for d in self.diagnostics if d.counts and d.severity.rank >= rank)
 
     @property
     def passed(self) -> bool:
@@ -39,7 +40,7 @@ class Report:
             "infos": counted.get("info", 0),
             "waived": sum(1 for d in self.diagnostics if not d.counts),
             "failing": len(self.failing),
-            "fail_on": self.fail_on.value,
+            "fail_on": self.fail_on.value if self.fail_on else "none",
             "passed": self.passed,
         }
 
