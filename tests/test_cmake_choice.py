@@ -186,3 +186,13 @@ def test_a_run_that_starts_no_cmake_does_not_ask_for_one(
     code = main(["check", "--root", str(repo), "--select", "SL2", "--cmake", "/no/such/cmake"])
     assert code in (0, 1)
     assert "no/such/cmake" not in capsys.readouterr().err
+
+
+def test_a_hostile_cmake_name_prints_no_terminal_escape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, '[tool.shiplint]\ncmake = ["tools/\\u001b]0;pwned\\u0007"]\n')
+    assert _check(repo) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert f"CMake {repo / 'tools'}/\\x1b]0;pwned\\x07: not found" in err

@@ -243,6 +243,7 @@ def _usable_cmakes(given: list[str], config: Config) -> tuple[str, ...]:
     entries to their pyproject.toml (already made so by the config); bare names are
     looked up on PATH. None at all is not an error here: the evaluation says so.
     """
+    from shiplint.artifacts.archive import printable
     from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify, located
 
     if given:
@@ -259,13 +260,14 @@ def _usable_cmakes(given: list[str], config: Config) -> tuple[str, ...]:
         except CMakeUnusable as exc:
             if origin:
                 shown = origin if exc.path in origin else f"{origin} ({exc.path})"
-                raise _CMakeChoiceError(f"{shown}: {exc.reason}") from None
+                # Printed to a terminal: a name or an output line cannot carry escapes.
+                raise _CMakeChoiceError(printable(f"{shown}: {exc.reason}")) from None
             where = Problem(
                 config.source or "pyproject.toml",
                 config.cmake_line,
                 1,
                 "tool.shiplint.cmake",
-                f"CMake {exc.path}: {exc.reason}",
+                printable(f"CMake {exc.path}: {exc.reason}"),
             )
             raise InputError([where]) from None
     return tuple(usable)
