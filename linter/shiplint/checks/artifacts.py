@@ -154,7 +154,7 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
 def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL303: a manifest library's file is a static archive, object or executable."""
     for library, _placed, binary in _placed_binaries(manifest, model):
-        linkable = library.kind in (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
+        linkable = library.kind.linkable
         if binary.file_type in (_LINKABLE if linkable else _LOADABLE):
             continue
         extra = (
@@ -207,7 +207,7 @@ def _soname_problem(library: Library, binary: BinaryRecord) -> str | None:
     label = "SONAME" if binary.format is BinaryFormat.ELF else "install name"
     soname = binary.soname
     if soname is None:
-        if library.kind in (LibraryKind.RUNTIME, LibraryKind.COMPONENT):
+        if library.kind.linkable:
             return f"{label} is missing; consumers would record the path they linked by"
         return None
     if binary.format is BinaryFormat.ELF and "/" in soname:
@@ -353,6 +353,7 @@ def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterato
                 name
                 for name in first_symbols.keys() & second_symbols.keys()
                 if not _toolchain_symbol(name, second_symbols[name].demangled)
+                and not name.startswith(_VAGUE_LINKAGE)
                 and (second.name, name) not in reported_copies
                 and (first.name, name) not in reported_copies
             )
@@ -384,10 +385,24 @@ def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterato
 # (manylinux's libstdc++_nonshared.a, libgcc): the same code everywhere, owned by
 # the toolchain, not by any library of the package.
 _TOOLCHAIN_PREFIXES = ("std::", "__gnu_cxx::", "__cxxabiv1::")
+_STD_MANGLED = ("_ZSt", "_ZNSt", "_ZNKSt", "_ZNVKSt", "_ZNSt3__1", "_ZNKSt3__1")
+
+
+# Vague linkage: the C++ ABI emits these in every object that needs them and the
+# loader binds every use to one copy by design (a compiler emits them weak or
+# STB_GNU_UNIQUE, but a version script or -fno-gnu-unique can leave them global):
+# guard variables, typeinfo and its name, vtables, VTTs, thread-local wrappers, and
+# the function-local statics of inline functions and templates (exported `_ZZ`
+# names; a non-inline function's statics are local). Two copies are no defect.
+_VAGUE_LINKAGE = ("_ZGV", "_ZTI", "_ZTS", "_ZTV", "_ZTT", "_ZTH", "_ZTW", "_ZZ")
 
 
 def _toolchain_symbol(name: str, demangled: str | None) -> bool:
     if name in _LINKER_SYMBOLS:
+        return True
+    # std:: entities by their mangled name: a demangled template instantiation starts
+    # with its return type (`void std::vector<...>::_M_realloc_insert<...>`).
+    if name.startswith(_STD_MANGLED):
         return True
     if demangled is None:
         return name.startswith(("__cxa_", "__gxx_"))
@@ -409,7 +424,7 @@ def _loaded_together(manifest: Manifest, model: ArtifactModel) -> set[frozenset[
         for f in model.libraries
         if f.member is not None
         and (lib := manifest.library(f.library)) is not None
-        and lib.kind in (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
+        and lib.kind.linkable
     ]
     pairs = {frozenset((a, b)) for a in linkable for b in linkable if a != b}
     for binary in model.binaries:
@@ -664,7 +679,7 @@ def missing_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator
         m.rsplit("/", 1)[-1].lower(): m for m in model.members if m.lower().endswith(".lib")
     }
     for library, _placed, binary in _loadable_binaries(manifest, model):
-        if library.kind not in (LibraryKind.RUNTIME, LibraryKind.COMPONENT):
+        if not library.kind.linkable:
             continue
         if binary.format is not BinaryFormat.PE:
             continue

@@ -17,6 +17,7 @@ from shiplint.cmake_eval.model import (
     AggregateAcrossRoutes,
     ConfigEvaluation,
     EntryKind,
+    ImportedTarget,
     MissingConfig,
     Mode,
     ResolvedVariable,
@@ -24,10 +25,8 @@ from shiplint.cmake_eval.model import (
 )
 from shiplint.cmake_eval.resolve import retains
 from shiplint.diagnostics import Finding, Location, Subject
-from shiplint.manifest.model import Aggregate, LibraryKind, Manifest
+from shiplint.manifest.model import Aggregate, Manifest
 from shiplint.rule import Rule
-
-_LINKABLE = (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
 
 
 def _on(ev: ConfigEvaluation) -> str:
@@ -91,9 +90,8 @@ def opt_in_component_in_aggregate(manifest: Manifest, ev: ConfigEvaluation) -> I
                 f"(entry `{entry.raw}`); the manifest keeps it out of this aggregate",
                 location=ev.config,
                 subject=_subject(ev, component=component, variable=aggregate.variable),
-                hint=f"Leave {component} out of {aggregate.variable} on this route (ExecuTorch: "
-                "the OPT_IN flag on its component, and no entry in the pre-3.28 list); "
-                "consumers ask for it by name.",
+                hint=f"Leave {component} out of {aggregate.variable} on this route (and out of "
+                "any hand-kept list the config builds it from); consumers ask for it by name.",
             )
 
 
@@ -123,8 +121,8 @@ def component_missing_from_aggregate(manifest: Manifest, ev: ConfigEvaluation) -
                         variable=aggregate.variable,
                         library=owner.name if owner else None,
                     ),
-                    hint=f"Add {component} to {aggregate.variable} on this route (ExecuTorch "
-                    "before 3.28: the hand-kept library list), or exclude it in the manifest.",
+                    hint=f"Add {component} to {aggregate.variable} on this route (a list kept by "
+                    "hand for one route is the usual cause), or exclude it in the manifest.",
                 )
 
 
@@ -172,7 +170,12 @@ def component_variable_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Ite
         return
     shipped = set(ev.shipped_components())
     for declared in manifest.component_variables:
-        resolved = _variable(ev, declared.variable)
+        known = manifest.component(declared.component)
+        resolved = (
+            ev.requested_variable(declared.component, declared.variable)
+            if known is not None and known.only_on_request
+            else _variable(ev, declared.variable)
+        )
         if resolved is None or not _applies(declared.routes, ev):
             continue
         components = resolved.components
@@ -206,18 +209,25 @@ def shipped_component_without_target(manifest: Manifest, ev: ConfigEvaluation) -
         return
     for lib in ev.shipped:
         library = manifest.library(lib.library)
-        if library is None or library.kind not in _LINKABLE:
+        if library is None or not library.kind.linkable:
             continue
         for component in lib.components:
             target = manifest.target_name(component)
-            if ev.target(target) is None:
-                yield Finding(
-                    message=f"{lib.member} ships ({component}) but the config defines no "
-                    f"imported target {target} on {_on(ev)}",
-                    location=ev.config,
-                    subject=_subject(ev, component=component, library=lib.library, target=target),
-                    hint=f"Define {target} for the shipped library, or stop shipping it.",
-                )
+            known = manifest.component(component)
+            on_request = known is not None and known.only_on_request
+            request = ev.request(component)
+            published = request.targets if on_request and request is not None else ev.targets
+            # Named as the manifest says, or importing exactly this library under another name.
+            if any(t.name == target or t.location == lib.member for t in published):
+                continue
+            asked = f" when {manifest.request_name(component)} is requested" if on_request else ""
+            yield Finding(
+                message=f"{lib.member} ships (component {component}) but the config defines "
+                f"no imported target {target}{asked} on {_on(ev)}",
+                location=ev.config,
+                subject=_subject(ev, component=component, library=lib.library, target=target),
+                hint=f"Define {target} for the shipped library, or stop shipping it.",
+            )
 
 
 def target_for_unshipped_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
@@ -377,16 +387,33 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
         "timeout": "evaluating the config was stopped at the time limit",
         "cmake-unusable": "the config could not be evaluated",
     }.get(failure.kind, "the config fails to configure")
+    # Without a compiler the probe is a consumer no real one resembles: say that, and do
+    # not blame the package for what may be the probe's limit.
+    no_language = failure.kind == "error" and not ev.languages
+    limit = (
+        " (the probe consumer enabled no language: no C or C++ compiler is on PATH)"
+        if no_language
+        else ""
+    )
+    if no_language:
+        hint = (
+            "Install a C and C++ compiler where shiplint runs, so the probe enables the "
+            "languages a consumer's project() does, and run again."
+        )
+    elif failure.kind == "error":
+        hint = "Fix the error CMake reports: a consumer with project(<name> C CXX) stops there too."
+    elif failure.kind == "timeout":
+        hint = (
+            "A config must configure quickly and without prompting; check for loops and "
+            "for commands it runs that wait."
+        )
+    else:
+        hint = "Check the configured CMake binaries (--cmake, [tool.shiplint] cmake)."
     yield Finding(
-        message=f"{what} on {_on(ev)}: {failure.message}",
+        message=f"{what} on {_on(ev)}{limit}: {failure.message}",
         location=failure.location,
         subject=_subject(ev),
-        hint="Fix the error CMake reports (a consumer's find_package stops there too)"
-        if failure.kind == "error"
-        else "A config must configure quickly and without prompting; check for loops and "
-        "for commands it runs that wait."
-        if failure.kind == "timeout"
-        else "Check the configured CMake binaries (--cmake, [tool.shiplint] cmake).",
+        hint=hint,
     )
 
 
@@ -396,7 +423,7 @@ def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) ->
     linkable = [
         lib
         for lib in ev.shipped
-        if (known := manifest.library(lib.library)) is not None and known.kind in _LINKABLE
+        if (known := manifest.library(lib.library)) is not None and known.kind.linkable
     ]
     if linkable:
         return
@@ -429,7 +456,7 @@ def package_not_found_despite_libraries(
     linkable = [
         lib.member
         for lib in ev.shipped
-        if (known := manifest.library(lib.library)) is not None and known.kind in _LINKABLE
+        if (known := manifest.library(lib.library)) is not None and known.kind.linkable
     ]
     if not linkable:
         return
@@ -515,6 +542,33 @@ def route_not_evaluated(manifest: Manifest, model: RouteCoverage) -> Iterator[Fi
         )
 
 
+# --- SL117 ---------------------------------------------------------------------
+
+
+def build_machine_path_in_link_interface(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    seen: dict[str, ImportedTarget] = {t.name: t for t in ev.targets}
+    for request in ev.requests:
+        for target in request.targets:
+            seen.setdefault(target.name, target)
+    for target in sorted(seen.values(), key=lambda t: t.name):
+        if not target.build_machine_paths:
+            continue
+        paths = target.build_machine_paths
+        yield Finding(
+            message=f"{target.name} links {len(paths)} absolute path(s) outside the package "
+            f"that the config spells out on {_on(ev)}: {', '.join(paths)}",
+            location=ev.config,
+            subject=_subject(ev, component=target.component, target=target.name),
+            hint="Export what the build machine found by name, not by path: a framework as "
+            "`-framework <Name>` or `$<LINK_LIBRARY:FRAMEWORK,<Name>>`, a system library as "
+            "its name or an imported target the config finds with find_dependency().",
+        )
+
+
 def _version_range(route: Any) -> str:
     def dotted(version: tuple[int, ...]) -> str:
         return ".".join(str(part) for part in version)
@@ -543,4 +597,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL114", MissingConfig, config_missing_from_artifact),
     Rule("SL115", ConfigEvaluation, installed_configs_disagree),
     Rule("SL116", RouteCoverage, route_not_evaluated),
+    Rule("SL117", ConfigEvaluation, build_machine_path_in_link_interface),
 )

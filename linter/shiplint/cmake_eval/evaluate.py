@@ -10,6 +10,7 @@ platform), `AggregateAcrossRoutes` models comparing the routes, or a
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from pathlib import Path
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
 from shiplint.cmake_eval.exports import plan_exports, write_exports
+from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
     AlternateConfig,
@@ -231,9 +233,18 @@ def evaluate_once(
 ) -> ConfigEvaluation:
     """One configure run of the probe against `layout`, read back into a model."""
     shipped = {c for lib in layout.shipped for c in lib.components}
-    together = tuple(c.name for c in manifest.components if c.name in shipped)
-    alone = [(c.name,) for c in manifest.components if c.name not in shipped]
+    spell = manifest.request_name
+    # Components may share a spelling (a request that brings several targets).
+    together = tuple(dict.fromkeys(spell(c.name) for c in manifest.components if c.name in shipped))
+    alone = [
+        (spelling,)
+        for spelling in dict.fromkeys(
+            spell(c.name) for c in manifest.components if c.name not in shipped
+        )
+        if spelling not in together
+    ]
     requests = [*([together] if together else []), *alone, (ABSENT_COMPONENT,)]
+    languages = host_languages()
     probe = write_probe(
         work / "probe",
         manifest.cmake.package,
@@ -242,13 +253,15 @@ def evaluate_once(
         requests,
         layout.configure,
         tuple(directory for _, directory in layout.alternates),
+        languages,
     )
-    outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout)
-    mapper = PathMapper(layout.root)
+    outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout, languages)
+    mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package
     present = frozenset(lib.member for lib in layout.shipped)
-    published = _published(main, manifest, layout.platform, present)
+    written = _config_text(layout)
+    published = _published(main, manifest, layout.platform, present, written)
     found = main.variables.get(f"{package}_FOUND", (False, ""))
     message = main.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
     alternates = []
@@ -260,7 +273,7 @@ def evaluate_once(
                 AlternateConfig(
                     Location(layout.display(member)),
                     alternate_found[0] and truthy(alternate_found[1]),
-                    *_published(raw, manifest, layout.platform, present),
+                    *_published(raw, manifest, layout.platform, present, written),
                 )
             )
     aggregates, component_variables, targets = published
@@ -279,17 +292,43 @@ def evaluate_once(
         aggregates=aggregates,
         component_variables=component_variables,
         targets=targets,
-        requests=_requests(probe, mapper, layout, package),
+        requests=_requests(probe, mapper, layout, manifest, present, written),
         seconds=round(outcome.seconds, 3),
         alternates=tuple(alternates),
+        languages=languages,
+    )
+
+
+def _config_text(layout: Layout) -> str:
+    """The text of the evaluated config's files, to tell a baked-in path from a found one."""
+    parts = []
+    for path in sorted(layout.config_dir.rglob("*.cmake")):
+        try:
+            parts.append(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue  # unreadable here means the evaluation reports it
+    return "\n".join(parts)
+
+
+_ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[/\\])")
+
+
+def _build_machine_paths(items: Sequence[str], written: str) -> tuple[str, ...]:
+    """Absolute paths among `items` that the config spells out itself (not ones it found).
+
+    Paths inside the evaluated tree are member paths by now (relative); a path a config
+    computed on the consumer's machine (find_library) is not in its text.
+    """
+    return tuple(
+        item for item in items if _ABSOLUTE.match(item) and "$<" not in item and item in written
     )
 
 
 def _published(
-    raw: Raw, manifest: Manifest, platform: Platform, present: frozenset[str]
+    raw: Raw, manifest: Manifest, platform: Platform, present: frozenset[str], written: str = ""
 ) -> tuple[tuple[ResolvedVariable, ...], tuple[ResolvedVariable, ...], tuple[ImportedTarget, ...]]:
     """The manifest's aggregates and component variables, resolved, and the targets."""
-    targets = _targets(raw, manifest)
+    targets = _targets(raw, manifest, platform, present, written)
     resolver = Resolver(manifest, platform, targets, present)
 
     def resolved(name: str) -> ResolvedVariable:
@@ -303,61 +342,102 @@ def _published(
     )
 
 
-def _targets(main: Raw, manifest: Manifest) -> tuple[ImportedTarget, ...]:
-    namespace = manifest.cmake.namespace
+def _targets(
+    main: Raw, manifest: Manifest, platform: Platform, present: frozenset[str], written: str
+) -> tuple[ImportedTarget, ...]:
+    by_location = Resolver(manifest, platform, (), present)
     out: list[ImportedTarget] = []
     for record in main.targets:
         name = record["name"]
+        location = record.get("IMPORTED_LOCATION") or record.get("CONFIG_LOCATION") or None
+        # Named as the manifest names the component's target, else the component whose
+        # library the target imports.
+        component = manifest.component_of_target(name)
+        if component is None and location is not None:
+            component = by_location.library_of(location)[1]
+        link_libraries = cmake_list(record.get("INTERFACE_LINK_LIBRARIES", ""))
+        link_options = cmake_list(record.get("INTERFACE_LINK_OPTIONS", ""))
         out.append(
             ImportedTarget(
                 name=name,
                 type=record.get("TYPE", ""),
-                location=record.get("IMPORTED_LOCATION") or record.get("CONFIG_LOCATION") or None,
-                link_libraries=cmake_list(record.get("INTERFACE_LINK_LIBRARIES", "")),
-                link_options=cmake_list(record.get("INTERFACE_LINK_OPTIONS", "")),
-                component=name[len(namespace) :] if name.startswith(namespace) else None,
+                location=location,
+                link_libraries=link_libraries,
+                link_options=link_options,
+                component=component,
+                build_machine_paths=_build_machine_paths((*link_libraries, *link_options), written),
             )
         )
     return tuple(sorted(out, key=lambda t: t.name))
 
 
 def _requests(
-    probe: ProbeFiles, mapper: PathMapper, layout: Layout, package: str
+    probe: ProbeFiles,
+    mapper: PathMapper,
+    layout: Layout,
+    manifest: Manifest,
+    present: frozenset[str],
+    written: str,
 ) -> tuple[ComponentRequest, ...]:
+    package = manifest.cmake.package
     shipped = {c for lib in layout.shipped for c in lib.components}
+    by_spelling: dict[str, list[str]] = {}
+    for known in manifest.components:
+        by_spelling.setdefault(manifest.request_name(known.name), []).append(known.name)
     out: list[ComponentRequest] = []
-    for components, path in probe.request_results:
-        raw = read_results(path, mapper)
-        if not raw.present:
-            continue  # the run stopped before this request; the failure says why
+
+    def answer(
+        raw: Raw, spelling: str, found: bool, message: str, fatal: str, retried: bool
+    ) -> list[ComponentRequest]:
+        _, variables, targets = _published(raw, manifest, layout.platform, present, written)
+        return [
+            ComponentRequest(
+                component=component,
+                shipped=component in shipped,
+                found=found,
+                message=message or None,
+                fatal=fatal or None,
+                spelling=spelling,
+                targets=targets,
+                component_variables=variables,
+                retried=retried,
+            )
+            for component in by_spelling.get(spelling, [spelling])
+        ]
+
+    def overall(raw: Raw) -> tuple[bool, str, str]:
         found = raw.variables.get(f"{package}_FOUND", (False, ""))
         message = raw.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
         fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
-        request_found = found[0] and truthy(found[1])
-        if len(components) == 1:
-            (component,) = components
-            out.append(
-                ComponentRequest(
-                    component=component,
-                    shipped=component in shipped,
-                    found=request_found,
-                    message=message or None,
-                    fatal=fatal or None,
-                )
-            )
+        return found[0] and truthy(found[1]), message, fatal
+
+    for index, (spellings, path) in enumerate(probe.request_results):
+        raw = read_results(path, mapper)
+        if not raw.present:
+            continue  # the run stopped before this request; the failure says why
+        request_found, message, fatal = overall(raw)
+        if len(spellings) == 1:
+            out.extend(answer(raw, spellings[0], request_found, message, fatal, False))
             continue
         # Asked together: each component answers for itself through <pkg>_<c>_FOUND, and
-        # the request's message and any abort belong to the ones that were refused.
-        for component in components:
-            own = raw.variables.get(f"{package}_{component}_FOUND", (False, ""))
+        # the request's message and any abort belong to the ones that were refused. One
+        # the config left unanswered was asked for again alone.
+        for spelling in spellings:
+            retry = probe.retry_results.get((index, spelling))
+            single = read_results(retry, mapper) if retry is not None else Raw()
+            if single.present:
+                out.extend(answer(single, spelling, *overall(single), True))
+                continue
+            own = raw.variables.get(f"{package}_{spelling}_FOUND", (False, ""))
             component_found = truthy(own[1]) if own[0] else request_found
-            out.append(
-                ComponentRequest(
-                    component=component,
-                    shipped=component in shipped,
-                    found=component_found,
-                    message=None if component_found else (message or None),
-                    fatal=None if component_found else (fatal or None),
+            out.extend(
+                answer(
+                    raw,
+                    spelling,
+                    component_found,
+                    "" if component_found else message,
+                    "" if component_found else fatal,
+                    False,
                 )
             )
     return tuple(out)

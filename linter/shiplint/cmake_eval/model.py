@@ -72,8 +72,11 @@ class ImportedTarget:
     location: str | None
     link_libraries: tuple[str, ...]
     link_options: tuple[str, ...]
-    # The manifest component this target is named after (namespace + component).
+    # The manifest component this target is named after, or whose library it imports.
     component: str | None = None
+    # Absolute paths outside the package in its link interface that the config files
+    # spell out verbatim: written on the machine that built the package.
+    build_machine_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,13 @@ class ComponentRequest:
     message: str | None
     # A FATAL_ERROR/SEND_ERROR the config raised while answering (recorded, not fatal).
     fatal: str | None = None
+    # The spelling the request used (the manifest component's `request`).
+    spelling: str | None = None
+    # What the request published: its imported targets and component variables.
+    targets: tuple[ImportedTarget, ...] = ()
+    component_variables: tuple[ResolvedVariable, ...] = ()
+    # Asked for again alone: the batched request left <pkg>_<c>_FOUND unset.
+    retried: bool = False
 
     @property
     def refused(self) -> bool:
@@ -149,6 +159,8 @@ class ConfigEvaluation:
     seconds: float
     # The other installed copies of the config, evaluated in the same run.
     alternates: tuple[AlternateConfig, ...] = ()
+    # The languages the probe consumer enabled (none: no compiler on the host).
+    languages: tuple[str, ...] = ("C", "CXX")
 
     @property
     def artifact(self) -> str | None:
@@ -162,6 +174,22 @@ class ConfigEvaluation:
 
     def target(self, name: str) -> ImportedTarget | None:
         return next((t for t in self.targets if t.name == name), None)
+
+    def request(self, component: str) -> ComponentRequest | None:
+        return next((r for r in self.requests if r.component == component), None)
+
+    def requested_target(self, component: str, name: str) -> ImportedTarget | None:
+        """`name` as the request for `component` published it."""
+        request = self.request(component)
+        if request is None:
+            return None
+        return next((t for t in request.targets if t.name == name), None)
+
+    def requested_variable(self, component: str, name: str) -> ResolvedVariable | None:
+        request = self.request(component)
+        if request is None:
+            return None
+        return next((v for v in request.component_variables if v.variable == name), None)
 
     def shipped_components(self) -> tuple[str, ...]:
         return tuple(c for lib in self.shipped for c in lib.components)

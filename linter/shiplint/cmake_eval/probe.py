@@ -33,7 +33,7 @@ nothing is scraped from messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from shiplint.cmake_eval.layout import ConfigureIn
@@ -123,6 +123,9 @@ class ProbeFiles:
     # Each request's components (one request may ask for several) and its results file.
     request_results: tuple[tuple[tuple[str, ...], Path], ...]
     alternate_results: tuple[Path, ...] = ()
+    # (request index, component) -> results of that component asked for again alone,
+    # written only when the batched request left <pkg>_<component>_FOUND unset.
+    retry_results: dict[tuple[int, str], Path] = field(default_factory=dict)
 
 
 def bracket(text: str) -> str:
@@ -164,15 +167,20 @@ def write_probe(
     requests: Sequence[tuple[str, ...]],
     configure: Sequence[ConfigureIn] = (),
     alternates: Sequence[Path] = (),
+    languages: Sequence[str] = (),
 ) -> ProbeFiles:
-    """Write the probe project under `directory` and say where its results will appear."""
+    """Write the probe project under `directory` and say where its results will appear.
+
+    `languages` are enabled as a consumer's `project()` would (C, CXX): configs call
+    find_dependency(Threads) or read CMAKE_CXX_COMPILER_VERSION, which need one.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     results = directory / "results"
     results.mkdir(exist_ok=True)
     top = [
         # 3.21: the IMPORTED_TARGETS directory property; an older CMake fails here, loudly.
         "cmake_minimum_required(VERSION 3.21)\n",
-        "project(shiplint_probe NONE)\n",
+        f"project(shiplint_probe {' '.join(languages) or 'NONE'})\n",
         _HELPERS,
     ]
     if configure:
@@ -204,25 +212,74 @@ def write_probe(
     top.append(_MESSAGE_OVERRIDE)
 
     request_results: list[tuple[tuple[str, ...], Path]] = []
+    retry_results: dict[tuple[int, str], Path] = {}
     for index, components in enumerate(requests):
         sub = f"request_{index}"
         result = results / f"{sub}.jsonl"
         request_results.append((components, result))
-        out = bracket(str(result))
         body = [
             f"set(_SHIPLINT_REQUEST {index})\n",
-            _find(package, config_dir, components),
-            f"_shiplint_var({out} {bracket(package + '_FOUND')})\n",
-            f"_shiplint_var({out} {bracket(package + '_NOT_FOUND_MESSAGE')})\n",
-            *(
-                f"_shiplint_var({out} {bracket(f'{package}_{component}_FOUND')})\n"
-                for component in components
-            ),
-            f'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_{index}")\n',
-            f"_shiplint_var({out} _shiplint_fatal)\n",
+            _request(package, config_dir, components, result, variables),
         ]
+        if len(components) > 1:
+            # Some configs unset <pkg>_<c>_FOUND on purpose before returning: such a
+            # component is asked for again alone, in its own scope, after this request.
+            for component in components:
+                flag = bracket(f"_shiplint_retry_{index}_{component}")
+                body.append(
+                    f"if(NOT DEFINED {bracket(f'{package}_{component}_FOUND')})\n"
+                    f"  set_property(GLOBAL PROPERTY {flag} TRUE)\nendif()\n"
+                )
         (directory / sub).mkdir(exist_ok=True)
         (directory / sub / "CMakeLists.txt").write_text("".join(body), encoding="utf-8")
         top.append(f"add_subdirectory({sub})\n")
+        if len(components) > 1:
+            for position, component in enumerate(components):
+                single = f"{sub}_{position}"
+                single_result = results / f"{single}.jsonl"
+                retry_results[(index, component)] = single_result
+                (directory / single).mkdir(exist_ok=True)
+                (directory / single / "CMakeLists.txt").write_text(
+                    f"set(_SHIPLINT_REQUEST {index}_{position})\n"
+                    + _request(package, config_dir, (component,), single_result, variables),
+                    encoding="utf-8",
+                )
+                flag = bracket(f"_shiplint_retry_{index}_{component}")
+                top.append(
+                    f"get_property(_shiplint_retry GLOBAL PROPERTY {flag})\n"
+                    f"if(_shiplint_retry)\n  add_subdirectory({single})\nendif()\n"
+                )
     (directory / "CMakeLists.txt").write_text("".join(top), encoding="utf-8")
-    return ProbeFiles(directory, main_result, tuple(request_results), tuple(alternate_results))
+    return ProbeFiles(
+        directory,
+        main_result,
+        tuple(request_results),
+        tuple(alternate_results),
+        retry_results,
+    )
+
+
+def _request(
+    package: str,
+    config_dir: Path,
+    components: Sequence[str],
+    result: Path,
+    variables: Sequence[str],
+) -> str:
+    """One component request and everything it published: its answer, variables, targets."""
+    out = bracket(str(result))
+    names = [
+        f"{package}_FOUND",
+        f"{package}_NOT_FOUND_MESSAGE",
+        *(f"{package}_{component}_FOUND" for component in components),
+        *variables,
+    ]
+    return "".join(
+        [
+            _find(package, config_dir, components),
+            *(f"_shiplint_var({out} {bracket(v)})\n" for v in dict.fromkeys(names)),
+            'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_${_SHIPLINT_REQUEST}")\n',
+            f"_shiplint_var({out} _shiplint_fatal)\n",
+            f"_shiplint_targets({out})\n",
+        ]
+    )

@@ -43,13 +43,23 @@ class Resolver:
         return None, None
 
     def component_of_target(self, name: str) -> str | None:
-        namespace = self.manifest.cmake.namespace
-        if name.startswith(namespace):
-            return name[len(namespace) :]
+        """The component of a target: named as the manifest names it, else by its location."""
+        component = self.manifest.component_of_target(name)
+        if component is not None:
+            return component
         target = next((t for t in self.targets if t.name == name), None)
         if target is not None and target.location:
             return self.library_of(target.location)[1]
         return None
+
+    def is_target(self, item: str) -> bool:
+        """A target the config defined, the manifest names, or a `::` name (CMake's own
+        rule: a link item with `::` is always a target, never a file or a flag)."""
+        return (
+            any(t.name == item for t in self.targets)
+            or self.manifest.component_of_target(item) is not None
+            or ("::" in item and not item.startswith(("-", "$<")) and "/" not in item)
+        )
 
     def target_entry(self, item: str) -> Entry:
         component = self.component_of_target(item)
@@ -70,9 +80,8 @@ class Resolver:
         entries: list[Entry] = []
         # Inside a `--no-as-needed` span opened by a separate option item.
         span = False
-        target_names = {t.name for t in self.targets}
         for item in items:
-            if item in target_names or item.startswith(self.manifest.cmake.namespace):
+            if self.is_target(item):
                 entries.append(self.target_entry(item))
                 continue
             if item.startswith("-") or item.startswith(_OPTION_PREFIXES):

@@ -36,9 +36,13 @@ class Raw:
 class PathMapper:
     """Turns absolute paths in the temporary tree back into member paths."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, scratch: Path | None = None) -> None:
         prefixes = {str(root), str(root.resolve())}
         self._prefixes = sorted((p.rstrip("/") + "/" for p in prefixes), key=len, reverse=True)
+        # The run's own temporary directory (probe, build tree) outside the laid-out tree:
+        # named as such in messages, never by its random temporary path.
+        scratches = {str(scratch), str(scratch.resolve())} if scratch is not None else set()
+        self._scratch = sorted((p.rstrip("/") + "/" for p in scratches), key=len, reverse=True)
 
     def member(self, path: str) -> str | None:
         for prefix in self._prefixes:
@@ -51,6 +55,11 @@ class PathMapper:
         for prefix in self._prefixes:
             pattern = re.escape(prefix) + r"([^,;\"\s]*)"
             text = re.sub(pattern, lambda m: posixpath.normpath(m.group(1) or "."), text)
+        for prefix in self._scratch:
+            pattern = re.escape(prefix) + r"([^,;\"\s]*)"
+            text = re.sub(
+                pattern, lambda m: f"<probe>/{posixpath.normpath(m.group(1) or '.')}", text
+            )
         return text
 
 

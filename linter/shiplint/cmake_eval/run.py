@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
+from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.platforms import Platform
 
 _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
@@ -48,12 +49,18 @@ def reduced_environment(work: Path) -> dict[str, str]:
 
 
 def configure(
-    cmake: CMakeBinary, source: Path, work: Path, platform: Platform, timeout: float
+    cmake: CMakeBinary,
+    source: Path,
+    work: Path,
+    platform: Platform,
+    timeout: float,
+    languages: tuple[str, ...] = (),
 ) -> RunOutcome:
     """`cmake -S source -B work/build`, as `platform` when that is not the host's system."""
     args = [cmake.path, "-S", str(source), "-B", str(work / "build")]
     if platform.os != _HOST_SYSTEM:
         args.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
+        args += cross_arguments(languages)
     start = time.monotonic()
     with subprocess.Popen(
         args,

@@ -33,7 +33,7 @@ from shiplint.link_probe.model import (
     ToolFailure,
 )
 from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
-from shiplint.manifest.model import LibraryKind, Manifest
+from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 
 # The host linker's switch that drops a library nothing references, as Debian and
@@ -120,9 +120,8 @@ def _probe_in(
 def _linkable(manifest: Manifest, layout: Layout) -> bool:
     """Does the artifact ship a library a consumer links? Plugins and Python extensions
     are shipped too, but never link targets."""
-    kinds = (LibraryKind.RUNTIME, LibraryKind.COMPONENT)
     return any(
-        (lib := manifest.library(name)) is not None and lib.kind in kinds
+        (lib := manifest.library(name)) is not None and lib.kind.linkable
         for name in layout.shipped_names
     )
 

@@ -79,7 +79,7 @@ def _build(doc: Document) -> Manifest:
     cm = d["cmake"]
     cmake = CMakePackage(
         package=cm["package"],
-        namespace=cm["namespace"],
+        namespace=cm.get("namespace", ""),
         installed_config_dirs=tuple(cm["installed_config_dirs"]),
         config_source=cm.get("config_source"),
         config_source_extras=tuple(cm.get("config_source_extras", ())),
@@ -105,7 +105,15 @@ def _build(doc: Document) -> Manifest:
     )
     libraries = tuple(_library(lib, mark(("libraries", i))) for i, lib in enumerate(d["libraries"]))
     components = tuple(
-        Component(c["name"], c.get("opt_in", False), c.get("description"), mark(("components", i)))
+        Component(
+            c["name"],
+            c.get("opt_in", False),
+            c.get("description"),
+            mark(("components", i)),
+            target=c.get("target"),
+            request=c.get("request"),
+            only_on_request=c.get("only_on_request", False),
+        )
         for i, c in enumerate(d["components"])
     )
     aggregates = tuple(

@@ -32,6 +32,14 @@ class LibraryKind(enum.Enum):
     COMPONENT = "component"
     PLUGIN = "plugin"
     PYTHON_EXTENSION = "python-extension"
+    # A third-party library shipped for the others (a vendored TBB): linkable, but not
+    # the package's own, so it need not depend on the runtime.
+    BUNDLED = "bundled"
+
+    @property
+    def linkable(self) -> bool:
+        """A library consumers link (through a target or a variable)."""
+        return self in (LibraryKind.RUNTIME, LibraryKind.COMPONENT, LibraryKind.BUNDLED)
 
 
 @dataclass(frozen=True)
@@ -119,6 +127,16 @@ class Component:
     opt_in: bool
     description: str | None
     mark: Mark = NO_MARK
+    # The imported target when it is not <namespace><name> (any depth, or no namespace).
+    target: str | None = None
+    # The find_package COMPONENTS spelling when it is not the name (OpenVINO's ONNX).
+    request: str | None = None
+    # The config publishes its target and variables only when it is requested.
+    only_on_request: bool = False
+
+    @property
+    def request_name(self) -> str:
+        return self.request or self.name
 
 
 @dataclass(frozen=True)
@@ -173,6 +191,7 @@ class CMakeRoute:
 @dataclass(frozen=True)
 class CMakePackage:
     package: str
+    # The imported targets' prefix (`acme::`); empty when targets have no namespace.
     namespace: str
     # Directories inside an artifact that hold the installed config (several allowed).
     installed_config_dirs: tuple[str, ...]
@@ -299,4 +318,15 @@ class Manifest:
         return next((lib for lib in self.libraries if component in lib.owns.components), None)
 
     def target_name(self, component: str) -> str:
+        known = self.component(component)
+        if known is not None and known.target is not None:
+            return known.target
         return f"{self.cmake.namespace}{component}"
+
+    def component_of_target(self, target: str) -> str | None:
+        """The component whose imported target is `target`, by name (no location lookup)."""
+        return next((c.name for c in self.components if self.target_name(c.name) == target), None)
+
+    def request_name(self, component: str) -> str:
+        known = self.component(component)
+        return known.request_name if known is not None else component
