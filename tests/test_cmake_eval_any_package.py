@@ -21,6 +21,7 @@ from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Aggregate, Carries, Component, LibraryKind, Manifest
 from shiplint.platforms import Platform
+from shiplint.registry import RULES
 
 from tests.builders import library, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
@@ -91,7 +92,9 @@ def _run(
     )
     evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
     # SL116 (a route left unevaluated) is about the run, not the config under test.
-    return evaluations, lint(the_manifest, models, Selection(select=("SL1",), ignore=("SL116",)))
+    return evaluations, lint(
+        RULES, the_manifest, models, Selection(select=("SL1",), ignore=("SL116",))
+    )
 
 
 def _nested(omit: str = "", aggregate: str = "pkg::runtime") -> str:
