@@ -24,6 +24,7 @@ from shiplint.manifest.errors import InputError, Problem
 if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.config import Config
+    from shiplint.report.model import Report
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -66,7 +67,23 @@ def _parser() -> argparse.ArgumentParser:
         "a relative path is relative to the current directory",
     )
     check.add_argument("--format", default="text", help="text, json, sarif, github or markdown")
-    check.add_argument("--output", type=Path, help="write the report to FILE instead of stdout")
+    check.add_argument(
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="write the report to FILE instead of stdout (never coloured)",
+    )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="end the text report with one row per rule: count, code, slug",
+    )
+    check.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the text report's summary line (with --statistics: and the table)",
+    )
     check.add_argument(
         "--fail-on",
         choices=FAIL_ON_CHOICES,
@@ -152,6 +169,14 @@ def _check(args: argparse.Namespace) -> int:
 
     if args.format not in FORMATS:
         return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
+    shaping = [
+        flag for flag, on in (("--statistics", args.statistics), ("--quiet", args.quiet)) if on
+    ]
+    if shaping and args.format != "text":
+        return _usage_error(
+            f"{' and '.join(shaping)} shape the text report; --format {args.format} is "
+            "always complete"
+        )
     root: Path = args.root
     if not root.is_dir():
         return _usage_error(f"--root {root}: not a directory")
@@ -171,7 +196,6 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     from shiplint.manifest.load import load_manifest
     from shiplint.pipeline import collect_models
     from shiplint.registry import RULES
-    from shiplint.report import reporter
     from shiplint.report.model import Report
     from shiplint.request import Progress, RunRequest
     from shiplint.selection import Selection
@@ -213,7 +237,7 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     diagnostics = lint(RULES, manifest, models, request.selection)
     fail_on = parse_fail_on(args.fail_on) if args.fail_on else config.fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
-    text = reporter(args.format)(report)
+    text = _rendered(args, report)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -222,6 +246,18 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     else:
         sys.stdout.write(text)
     return EXIT_CLEAN if report.passed else EXIT_FINDINGS
+
+
+def _rendered(args: argparse.Namespace, report: Report) -> str:
+    from shiplint.report import reporter
+
+    if args.format != "text":
+        return reporter(args.format)(report)
+    from shiplint.report.colour import Palette, wants_colour
+    from shiplint.report.text import render
+
+    colour = args.output is None and wants_colour(sys.stdout, os.environ)
+    return render(report, palette=Palette(colour), statistics=args.statistics, quiet=args.quiet)
 
 
 def _display(path: Path, root: Path) -> str:

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from shiplint.report.model import Report
 
 Reporter = Callable[[Report], str]
 
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+
 
 def reporter(name: str) -> Reporter:
-    # Imported on demand: a text run never loads the SARIF writer.
-    if name == "text":
-        from shiplint.report.text import render
-    elif name == "json":
-        from shiplint.report.json import render
-    elif name == "sarif":
-        from shiplint.report.sarif import render
-    elif name == "github":
-        from shiplint.report.github import render
-    elif name == "markdown":
-        from shiplint.report.markdown import render
-    else:
+    """The named format's renderer (KeyError for an unknown name)."""
+    if name not in FORMATS:
         raise KeyError(name)
+    # Imported on demand: a text run never loads the SARIF writer.
+    render: Reporter = importlib.import_module(f"shiplint.report.{name}").render
     return render
-
-
-FORMATS = ("text", "json", "sarif", "github", "markdown")
