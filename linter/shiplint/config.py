@@ -33,7 +33,8 @@ class Config:
     # None: findings never fail the run (fail-on = "none").
     fail_on: Severity | None = Severity.ERROR
     link_probe: bool = False
-    cmake_timeout: float = 60.0
+    # None: the run's defaults (request.EVALUATION_TIMEOUT, BUILD_TIMEOUT).
+    cmake_timeout: float | None = None
 
 
 # A pyproject.toml is a few kilobytes; a bigger one is not read (nor a FIFO or a device).
@@ -84,7 +85,7 @@ def load_config(root: Path) -> Config:
         cmake_line=_key_lines(text).get("cmake", 1),
         fail_on=parse_fail_on(table.get("fail-on", "error")),
         link_probe=bool(table.get("link-probe", False)),
-        cmake_timeout=float(table.get("cmake-timeout", 60.0)),
+        cmake_timeout=float(table["cmake-timeout"]) if "cmake-timeout" in table else None,
     )
 
 

@@ -71,7 +71,9 @@ def _config_source_models(
         sources = manifest.sources
         project = walk_project(request.root, sources.cmake_roots, sources.exclude)
     progress.step(f"evaluating {manifest.cmake.config_source} with {len(request.cmake)} CMake")
-    return evaluate_source(request.root, manifest, request.cmake, request.cmake_timeout, project)
+    return evaluate_source(
+        request.root, manifest, request.cmake, request.evaluation_timeout, project
+    )
 
 
 def _artifact_models(
@@ -152,7 +154,7 @@ def _config_artifact_models(
 
     progress.step(f"evaluating the CMake config of {tree.label} with {len(request.cmake)} CMake")
     platform = artifact_platform(tree, manifest)
-    return evaluate_artifact(tree, platform, manifest, request.cmake, request.cmake_timeout)
+    return evaluate_artifact(tree, platform, manifest, request.cmake, request.evaluation_timeout)
 
 
 def _operator_models(
@@ -180,6 +182,6 @@ def _link_probe_models(
     from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 
     options = ProbeOptions(
-        cmake=request.cmake, timeout=request.cmake_timeout, progress=progress.step
+        cmake=request.cmake, timeout=request.build_timeout, progress=progress.step
     )
     return probe_artifact(tree, tree.platform, manifest, options)

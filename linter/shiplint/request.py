@@ -9,6 +9,11 @@ from typing import TextIO
 
 from shiplint.selection import ALL, Selection
 
+# Default limits, in seconds, of one CMake run: an untrusted config that loops or sleeps
+# is stopped within the evaluation limit even when nothing is configured.
+EVALUATION_TIMEOUT = 20.0
+BUILD_TIMEOUT = 60.0
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -19,8 +24,8 @@ class RunRequest:
     # names on PATH from other callers); one per route at least.
     cmake: tuple[str, ...]
     link_probe: bool = False
-    # Seconds one CMake configure may take before it is stopped and reported.
-    cmake_timeout: float = 60.0
+    # Seconds one CMake run may take before it is stopped and reported; None: the defaults.
+    cmake_timeout: float | None = None
     # The rules that will run: an area none of whose rules run is not collected at all.
     selection: Selection = ALL
 
@@ -28,6 +33,16 @@ class RunRequest:
     def runs_cmake(self) -> bool:
         """Whether some area of this run starts CMake: config evaluation or the link probe."""
         return self.wants("SL1") or (self.link_probe and bool(self.artifacts) and self.wants("SL5"))
+
+    @property
+    def evaluation_timeout(self) -> float:
+        """A config evaluation is one configure of a small probe: seconds on any machine."""
+        return self.cmake_timeout if self.cmake_timeout is not None else EVALUATION_TIMEOUT
+
+    @property
+    def build_timeout(self) -> float:
+        """The link probe also compiles and links consumers."""
+        return self.cmake_timeout if self.cmake_timeout is not None else BUILD_TIMEOUT
 
     def wants(self, *areas: str) -> bool:
         """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""

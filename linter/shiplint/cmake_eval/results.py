@@ -63,21 +63,42 @@ class PathMapper:
         return text
 
 
+# The probe writes a few kilobytes; a config can make a variable gigabytes long.
+MAX_RESULT_BYTES = 16 * 1024 * 1024
+
+
 def read_results(path: Path, mapper: PathMapper) -> Raw:
     raw = Raw()
     if not path.is_file():
         return raw
     raw.present = True
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if not line.strip():
+    with path.open("rb") as stream:
+        data = stream.read(MAX_RESULT_BYTES)
+    # Records end at "\n" only: a value may hold a form feed, U+2028 or a lone "\r", which
+    # str.splitlines() would take for line ends. A record cut by the size bound is dropped.
+    for line in data.decode("utf-8", errors="replace").split("\n"):
+        record = _record(line)
+        if record is None:
             continue
-        # strict=False: a config may put control characters in a value.
-        record: dict[str, Any] = json.loads(line, strict=False)
-        if record["k"] == "var":
-            raw.variables[record["name"]] = (bool(record["defined"]), mapper.text(record["value"]))
-        elif record["k"] == "target":
+        if record.get("k") == "var":
+            name, value = record.get("name"), record.get("value")
+            if isinstance(name, str) and isinstance(value, str):
+                raw.variables[name] = (bool(record.get("defined")), mapper.text(value))
+        elif record.get("k") == "target" and isinstance(record.get("name"), str):
             raw.targets.append({k: mapper.text(str(v)) for k, v in record.items() if k != "k"})
     return raw
+
+
+def _record(line: str) -> dict[str, Any] | None:
+    """One probe record, or None for a blank, cut or malformed line."""
+    if not line.strip():
+        return None
+    try:
+        # strict=False: a config may put control characters in a value.
+        record = json.loads(line, strict=False)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def cmake_list(value: str) -> tuple[str, ...]:

@@ -4,30 +4,51 @@ A package config is code: it can run any command (`execute_process`), read and
 write files, or loop forever. The run gets a HOME and TMPDIR inside its own
 temporary directory, only PATH from the caller's environment (the ExecuTorch
 config runs `python3`, and keeping PATH keeps that lookup the one the user
-would get), and its own process group, so a config that hangs is stopped with
+would get), and its own session, so a config that hangs is stopped with
 everything it started.
+
+Where the system lets an unprivileged user make one (`unshare`, Linux user and
+PID namespaces), CMake runs as the first process of a new PID namespace with its
+own /proc: when the run ends or is stopped, the kernel kills every process in
+it, including ones that left the session with `setsid`, and the config cannot
+read the caller's environment through /proc. Without one, the session is killed
+and a process that left it is not guaranteed to die (docs/cmake-evaluation.md).
+
+Output is kept bounded (a config can print gigabytes); every live run is known,
+so an interrupted shiplint stops them all (`stop_all`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import platform as host
+import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.platforms import Platform
 
 _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
+# Of each stream, the first and the last this many bytes are kept: CMake's error is
+# near one end, and a config printing gigabytes costs no memory.
+OUTPUT_HEAD = 1024 * 1024
+OUTPUT_TAIL = 256 * 1024
+_PDEATHSIG = ("--pdeathsig", "KILL")
+_UNSHARE = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc")
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    returncode: int | None  # None: stopped at the time limit
+    returncode: int | None  # None: stopped at the time limit (or by an interruption)
     stdout: str
     stderr: str
     seconds: float
@@ -48,6 +69,78 @@ def reduced_environment(work: Path) -> dict[str, str]:
     return env
 
 
+@functools.cache
+def launcher_prefix() -> tuple[str, ...]:
+    """What CMake is started through on this system: `setpriv --pdeathsig KILL` (the run
+    dies with shiplint, even a killed one) and `unshare` into new user and PID namespaces
+    with their own /proc; each only where it works here."""
+    return (*_works("setpriv", _PDEATHSIG), *namespace_prefix())
+
+
+@functools.cache
+def namespace_prefix() -> tuple[str, ...]:
+    """`unshare ...` when this system lets us run a command in new user and PID namespaces
+    with its own /proc; () when it does not (then processes are tracked by session)."""
+    return _works("unshare", _UNSHARE)
+
+
+def _works(tool: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    found = shutil.which(tool)
+    if found is None or _HOST_SYSTEM != "linux":
+        return ()
+    try:
+        result = subprocess.run(
+            [found, *options, "--", "true"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return (found, *options, "--") if result.returncode == 0 else ()
+
+
+class _Runs:
+    """Every CMake run alive now, so that an interrupted shiplint can stop them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self.stopping = False
+
+    def add(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.add(process)
+            stopping = self.stopping
+        if stopping:
+            _kill(process)
+
+    def discard(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.discard(process)
+
+    def live(self) -> int:
+        with self._lock:
+            return len(self._live)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            self.stopping = True
+            live = list(self._live)
+        for process in live:
+            _kill(process)
+
+
+RUNS = _Runs()
+
+
+def stop_all() -> None:
+    """Kill every live run and refuse new ones (an interrupted shiplint is ending)."""
+    RUNS.stop_all()
+
+
 def configure(
     cmake: CMakeBinary,
     source: Path,
@@ -57,11 +150,13 @@ def configure(
     languages: tuple[str, ...] = (),
 ) -> RunOutcome:
     """`cmake -S source -B work/build`, as `platform` when that is not the host's system."""
-    args = [cmake.path, "-S", str(source), "-B", str(work / "build")]
+    args = [*launcher_prefix(), cmake.path, "-S", str(source), "-B", str(work / "build")]
     if platform.os != _HOST_SYSTEM:
         args.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
         args += cross_arguments(languages)
     start = time.monotonic()
+    if RUNS.stopping:
+        return RunOutcome(None, "", "", 0.0)
     with subprocess.Popen(
         args,
         cwd=work,
@@ -69,19 +164,58 @@ def configure(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
         start_new_session=True,
     ) as process:
+        RUNS.add(process)
+        stdout, stderr = _Bounded(process.stdout), _Bounded(process.stderr)
         try:
-            stdout, stderr = process.communicate(timeout=timeout)
+            process.wait(timeout=timeout)
+            returncode: int | None = process.returncode
         except subprocess.TimeoutExpired:
-            # The whole group: a config's execute_process children go too.
-            os.killpg(process.pid, signal.SIGKILL)
-            try:
-                stdout, stderr = process.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                # Something left the group and still holds the pipes: give up on its output.
-                stdout, stderr = "", ""
-            return RunOutcome(None, stdout, stderr, time.monotonic() - start)
-    return RunOutcome(process.returncode, stdout, stderr, time.monotonic() - start)
+            returncode = None
+        finally:
+            # The whole session (and namespace): a config's execute_process children go too,
+            # also when the run ended by itself and left a background process behind.
+            _kill(process)
+            RUNS.discard(process)
+        if RUNS.stopping:
+            returncode = None
+        out, err = stdout.text(), stderr.text()
+    return RunOutcome(returncode, out, err, time.monotonic() - start)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+
+
+class _Bounded:
+    """Drains a pipe in a thread, keeping its head and tail."""
+
+    def __init__(self, stream: IO[bytes] | None) -> None:
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._dropped = 0
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: IO[bytes] | None) -> None:
+        if stream is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(64 * 1024):  # type: ignore[attr-defined]
+                room = OUTPUT_HEAD - len(self._head)
+                self._head += chunk[:room]
+                self._tail += chunk[room:] if room > 0 else chunk
+                if len(self._tail) > OUTPUT_TAIL:
+                    self._dropped += len(self._tail) - OUTPUT_TAIL
+                    del self._tail[: len(self._tail) - OUTPUT_TAIL]
+
+    def text(self) -> str:
+        # A process that left the session may hold the pipe open: do not wait for it.
+        self._thread.join(timeout=5)
+        gap = f"\n[... {self._dropped:,} bytes of output not kept ...]\n" if self._dropped else ""
+        data = bytes(self._head) + gap.encode() + bytes(self._tail)
+        return data.decode("utf-8", errors="replace")
