@@ -215,7 +215,10 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
     (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
     models = evaluate_artifact(open_artifact(root), LINUX, _manifest(), ["cmake"], 10)
     assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",))]
-    assert [d.code for d in lint(RULES, _manifest(), models)] == ["SL114"]
+    (finding,) = lint(RULES, _manifest(), models)
+    assert finding.code == "SL114" and finding.location.path == "empty"
+    # The location names the artifact; the message does not say it again.
+    assert finding.message == "the artifact holds no pkg CMake config in pkg/share/cmake"
 
 
 def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:

@@ -38,13 +38,23 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"shiplint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="check sources and artifacts against the manifest")
+    check = sub.add_parser(
+        "check",
+        help="check sources and artifacts against the manifest",
+        description="Check the sources under --root and each ARTIFACT against the manifest.",
+        epilog="A directory ARTIFACT is an install tree when a CMake package config "
+        "(<Name>Config.cmake, <name>-config.cmake) or a shared library (.so, .dylib, .dll) "
+        "lies anywhere below it. Otherwise the wheels, zip and tar archives directly in it "
+        "are checked, each as its own artifact (`shiplint check dist/`). A directory "
+        "holding both is a usage error.",
+    )
     check.add_argument(
         "artifacts",
         nargs="*",
         metavar="ARTIFACT",
         type=Path,
-        help="a wheel, zip or tar archive, or install directory",
+        help="a wheel, zip or tar archive, an install tree, or a directory of archives "
+        "(each checked on its own)",
     )
     check.add_argument(
         "--manifest",
@@ -164,6 +174,8 @@ def _split_codes(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.artifacts.inputs import artifact_inputs
     from shiplint.artifacts.worker import WorkerReader
     from shiplint.report import FORMATS
 
@@ -180,15 +192,24 @@ def _check(args: argparse.Namespace) -> int:
     root: Path = args.root
     if not root.is_dir():
         return _usage_error(f"--root {root}: not a directory")
-    if args.no_sources and not args.artifacts:
+    try:
+        artifacts = artifact_inputs(args.artifacts)
+    except ArtifactError as exc:
+        return _usage_error(str(exc))
+    if args.no_sources and not artifacts:
         return _usage_error("nothing to check: --no-sources and no ARTIFACT given")
     # lief parses binaries in a worker process (a crash there costs one file, not the
     # run); started before the config and manifest are read so its start-up overlaps them.
-    with WorkerReader() if args.artifacts else contextlib.nullcontext() as reader:
-        return _check_with(args, root, reader)
+    with WorkerReader() if artifacts else contextlib.nullcontext() as reader:
+        return _check_with(args, root, artifacts, reader)
 
 
-def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | None) -> int:
+def _check_with(
+    args: argparse.Namespace,
+    root: Path,
+    artifacts: tuple[Path, ...],
+    reader: BinaryReader | None,
+) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
@@ -219,7 +240,7 @@ def _check_with(args: argparse.Namespace, root: Path, reader: BinaryReader | Non
     request = RunRequest(
         root=root,
         check_sources=not args.no_sources,
-        artifacts=tuple(args.artifacts),
+        artifacts=artifacts,
         cmake=(),
         link_probe=args.link_probe or config.link_probe,
         cmake_timeout=config.cmake_timeout,

@@ -580,6 +580,9 @@ class DirectoryTree(ArtifactTree):
 
 
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
+# The names an archive artifact goes by (a zip or tar under another name is still
+# opened by its content, but only these make a directory one of artifacts).
+ARCHIVE_SUFFIXES = (".whl", ".zip", *_TAR_SUFFIXES)
 
 
 def open_artifact(path: Path | str) -> ArtifactTree:

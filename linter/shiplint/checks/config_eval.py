@@ -518,7 +518,7 @@ def installed_configs_disagree(manifest: Manifest, ev: ConfigEvaluation) -> Iter
 
 def config_missing_from_artifact(manifest: Manifest, model: MissingConfig) -> Iterator[Finding]:
     yield Finding(
-        message=f"{model.label} holds no {manifest.cmake.package} CMake config in "
+        message=f"the artifact holds no {manifest.cmake.package} CMake config in "
         f"{', '.join(model.searched)}",
         location=Location(model.label),
         subject=Subject(artifact=model.label),
