@@ -1,4 +1,4 @@
-"""The real test material fetched by `.ci/fetch-material`: ExecuTorch wheels and CMake releases.
+"""The real test material fetched by `.ci/fetch-material`: wheels and CMake releases.
 
 Missing material fails the test that needs it (never a silent skip): run
 `bash .ci/fetch-material` first.
@@ -28,6 +28,27 @@ def wheel(version: str, platform: str) -> Path:
             f"missing test material: executorch {version} {platform}; run .ci/fetch-material"
         )
     return matches[0]
+
+
+# Other projects' wheels (distribution, version): each has examples/<name>/shiplint.yaml.
+OTHER_WHEELS = {
+    "openvino": ("openvino", "2025.4.1"),
+    "mlx": ("mlx-metal", "0.32.4"),
+    "tbb-devel": ("tbb-devel", "2021.13.1"),
+}
+
+
+def other_wheel(example: str) -> Path:
+    """The cached wheel of another project, by its example's name (`openvino`)."""
+    name, version = OTHER_WHEELS[example]
+    matches = sorted((CACHE / "wheels").glob(f"{name.replace('-', '_')}-{version}-*.whl"))
+    if not matches:
+        pytest.fail(f"missing test material: {name} {version}; run .ci/fetch-material")
+    return matches[0]
+
+
+def example_manifest(example: str) -> Path:
+    return REPO / "examples" / example / "shiplint.yaml"
 
 
 def cmake(version: str) -> Path:

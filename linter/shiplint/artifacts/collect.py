@@ -8,6 +8,7 @@ Not read: Python files, data, configs; the CMake-evaluation area reads those.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -36,6 +37,7 @@ def collect_artifact(
     members = tree.names()
     records: dict[str, BinaryRecord] = {}
     unreadable: list[Unreadable] = []
+    digests: dict[str, bytes] = {}
 
     def read(member: str) -> None:
         if member in records or any(u.member == member for u in unreadable):
@@ -45,6 +47,7 @@ def collect_artifact(
         except MemberError as exc:
             unreadable.append(Unreadable(member, exc.reason))
             return
+        digests[member] = hashlib.blake2b(data, digest_size=16).digest()
         result = reader.binary(data, member)
         if isinstance(result, BinaryError):
             unreadable.append(Unreadable(member, result.reason))
@@ -59,6 +62,8 @@ def collect_artifact(
     for placed in libraries:
         if placed.member is not None:
             read(placed.member)
+    copies = _copies(digests, records, {p.member for p in libraries if p.member is not None})
+    copied = {copy for copy, _ in copies}
     return ArtifactModel(
         label=tree.label,
         kind=tree.kind,
@@ -66,10 +71,46 @@ def collect_artifact(
         platform_source=source,
         members=members,
         libraries=libraries,
-        binaries=tuple(records[m] for m in sorted(records)),
+        binaries=tuple(records[m] for m in sorted(records) if m not in copied),
+        copies=copies,
         unreadable=tuple(sorted(unreadable, key=lambda u: u.member)),
         rejected=tree.rejected,
     )
+
+
+def _stem(name: str) -> str:
+    """`libx` of `libx.so`, `libx.so.12`, `libx.12.dylib`: the name before its versions."""
+    base = name.split(".so", 1)[0] if ".so" in name else name.rsplit(".", 1)[0]
+    return re.sub(r"(\.\d+)+$", "", base)
+
+
+def _copies(
+    digests: dict[str, bytes], records: dict[str, BinaryRecord], placed: set[str]
+) -> tuple[tuple[str, str], ...]:
+    """Byte-identical shared objects under version-sibling names in one directory.
+
+    The one kept is the manifest's placed file, else the file named as the SONAME,
+    else the shortest name; the others are its copies.
+    """
+    groups: dict[tuple[str, str, bytes], list[str]] = {}
+    for member, digest in digests.items():
+        if member not in records:
+            continue
+        directory, _, name = member.rpartition("/")
+        groups.setdefault((directory, _stem(name), digest), []).append(member)
+    out: list[tuple[str, str]] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+
+        def rank(member: str) -> tuple[int, int, str]:
+            soname = (records[member].soname or "").rsplit("/", 1)[-1]
+            named = member.rsplit("/", 1)[-1] == soname
+            return (member not in placed, not named, member)
+
+        kept, *others = sorted(group, key=rank)
+        out.extend((copy, kept) for copy in others)
+    return tuple(sorted(out))
 
 
 def _platform(tree: ArtifactTree, records: Iterable[BinaryRecord]) -> tuple[Platform | None, str]:

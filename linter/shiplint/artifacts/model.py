@@ -53,6 +53,17 @@ class ArtifactModel:
     binaries: tuple[BinaryRecord, ...]
     unreadable: tuple[Unreadable, ...] = ()
     rejected: tuple[Rejected, ...] = ()
+    # Byte-identical copies of a shared object under other names in its directory
+    # (`libx.so` and `libx.so.12.13` beside `libx.so.12`: a wheel holds no symlinks), as
+    # (copy, the member it copies). A copy is not in `binaries`: it is checked as the
+    # member it copies, once.
+    copies: tuple[tuple[str, str], ...] = ()
+
+    def copy_of(self, member: str) -> str | None:
+        return next((kept for copy, kept in self.copies if copy == member), None)
+
+    def copies_of(self, member: str) -> tuple[str, ...]:
+        return tuple(copy for copy, kept in self.copies if kept == member)
 
     def location(self, member: str) -> Location:
         return Location(f"{self.label}!/{member}")

@@ -123,11 +123,23 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
     if model.platform is None:
         return
     declared = {f.member for f in model.libraries if f.member is not None}
+    # A byte-identical copy of a shipped file is not in `binaries`: it is that file.
     candidates = {b.name for b in model.binaries if b.file_type is not FileType.STATIC_ARCHIVE}
     candidates |= {u.member for u in model.unreadable if is_shared_object_name(u.member)}
     for member in sorted(candidates - declared):
         match = matches_any_library(manifest, model.platform, member)
-        if match is not None:
+        placed = model.library_file(match[0].name) if match is not None else None
+        if match is not None and member.rpartition("/")[0] == match[1] and placed is not None:
+            library = match[0]
+            message = (
+                f"{member} also matches {library.name}'s file pattern {placed.pattern}, "
+                f"which the manifest takes to be {placed.member or 'nothing'}; the two differ"
+            )
+            hint = (
+                "Make the library's `file` match one file, or ship one copy (byte-identical "
+                "copies under version-sibling names are recognised as one library)."
+            )
+        elif match is not None:
             library, directory = match
             message = (
                 f"{member} is named like {library.name}'s file, but the manifest places "
@@ -164,7 +176,7 @@ def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[F
         )
         yield Finding(
             message=(
-                f"{binary.name}, the file of {library.kind.value} {library.name}, is "
+                f"{binary.name}, the file of the {library.kind.value} library {library.name}, is "
                 f"{_article(binary.file_type.value)} {binary.file_type.value}{extra}, "
                 "not a shared library"
             ),
@@ -187,7 +199,7 @@ def soname_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
             continue
         if binary.file_type not in _LOADABLE:
             continue  # SL303 reports it
-        problem = _soname_problem(library, binary)
+        problem = _soname_problem(library, binary, model.copies_of(binary.name))
         if problem is None:
             continue
         yield Finding(
@@ -203,7 +215,9 @@ def soname_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
         )
 
 
-def _soname_problem(library: Library, binary: BinaryRecord) -> str | None:
+def _soname_problem(
+    library: Library, binary: BinaryRecord, copies: tuple[str, ...] = ()
+) -> str | None:
     label = "SONAME" if binary.format is BinaryFormat.ELF else "install name"
     soname = binary.soname
     if soname is None:
@@ -215,7 +229,8 @@ def _soname_problem(library: Library, binary: BinaryRecord) -> str | None:
     if binary.format is BinaryFormat.MACHO and soname.startswith("/"):
         return f"{label} {soname!r} is absolute; consumers would look for that exact path"
     base = soname.rsplit("/", 1)[-1]
-    if base != binary.file_name:
+    # The SONAME-named file ships too, byte-identical: the loader finds it.
+    if base != binary.file_name and not any(c.rsplit("/", 1)[-1] == base for c in copies):
         return f"{label} {soname!r} differs from the file name {binary.file_name!r}"
     return None
 

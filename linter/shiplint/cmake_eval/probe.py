@@ -20,7 +20,12 @@ Requests are not REQUIRED on purpose. Listing a component under COMPONENTS
 already sets `<pkg>_FIND_REQUIRED_<c>`, so the config takes its required-component
 path and sets `<pkg>_FOUND`/`<pkg>_NOT_FOUND_MESSAGE`; REQUIRED would only make
 find_package turn that answer into a fatal error, which ends the configure run
-and loses every later answer. A config that raises FATAL_ERROR/SEND_ERROR itself
+and loses every later answer. A request for a component the artifact lacks is
+still made as REQUIRED would make it: `<pkg>_FIND_REQUIRED` is set in its scope,
+which find_package leaves alone without REQUIRED, so a config that refuses only
+a required component (TBB's) is seen refusing. When a batched request leaves
+`<pkg>_<c>_FOUND` unset (OpenVINO unsets them before returning), that component
+is asked again alone, in its own scope. A config that raises FATAL_ERROR/SEND_ERROR itself
 while answering a request is recorded through a `message()` override that is
 defined only after the plain evaluation (so that evaluation's errors keep CMake's
 own message and location) and that then lets the config continue.
@@ -168,11 +173,13 @@ def write_probe(
     configure: Sequence[ConfigureIn] = (),
     alternates: Sequence[Path] = (),
     languages: Sequence[str] = (),
+    required: frozenset[int] = frozenset(),
 ) -> ProbeFiles:
     """Write the probe project under `directory` and say where its results will appear.
 
     `languages` are enabled as a consumer's `project()` would (C, CXX): configs call
     find_dependency(Threads) or read CMAKE_CXX_COMPILER_VERSION, which need one.
+    `required` holds the indexes of the requests made as REQUIRED (see `_request`).
     """
     directory.mkdir(parents=True, exist_ok=True)
     results = directory / "results"
@@ -219,7 +226,7 @@ def write_probe(
         request_results.append((components, result))
         body = [
             f"set(_SHIPLINT_REQUEST {index})\n",
-            _request(package, config_dir, components, result, variables),
+            _request(package, config_dir, components, result, variables, index in required),
         ]
         if len(components) > 1:
             # Some configs unset <pkg>_<c>_FOUND on purpose before returning: such a
@@ -265,9 +272,14 @@ def _request(
     components: Sequence[str],
     result: Path,
     variables: Sequence[str],
+    required: bool = False,
 ) -> str:
     """One component request and everything it published: its answer, variables, targets."""
     out = bracket(str(result))
+    # As REQUIRED: find_package sets <pkg>_FIND_REQUIRED only when REQUIRED is given and
+    # leaves an inherited value alone otherwise, so the config answers a REQUIRED request
+    # while find_package does not turn its refusal into a fatal error.
+    as_required = f"set({bracket(package + '_FIND_REQUIRED')} 1)\n" if required else ""
     names = [
         f"{package}_FOUND",
         f"{package}_NOT_FOUND_MESSAGE",
@@ -276,6 +288,7 @@ def _request(
     ]
     return "".join(
         [
+            as_required,
             _find(package, config_dir, components),
             *(f"_shiplint_var({out} {bracket(v)})\n" for v in dict.fromkeys(names)),
             'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_${_SHIPLINT_REQUEST}")\n',

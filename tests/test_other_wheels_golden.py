@@ -1,0 +1,157 @@
+"""shiplint on real wheels of projects other than ExecuTorch, each with its example manifest.
+
+OpenVINO (nested targets, request names unlike its targets, a vendored TBB),
+mlx-metal (a macOS-only SDK whose one target has no namespace) and tbb-devel
+(targets published only on request, versioned libraries with byte-identical
+copies). The whole report of each, both CMake routes, is pinned in
+tests/golden/full/<example>.txt and every finding is explained in
+docs/findings/<example>.md. Regenerate on purpose with
+`SHIPLINT_UPDATE_GOLDEN=1 python -m pytest tests/test_other_wheels_golden.py`.
+
+Planted defects in copies of the real wheels (a component's library removed, a
+SONAME changed, an opt-in component pulled into the aggregate) are each caught,
+named by library, component and variable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shiplint.cli import main
+
+from tests.material import (
+    NEW_CMAKE_VERSION,
+    OLD_CMAKE_VERSION,
+    OTHER_WHEELS,
+    REPO,
+    cmake,
+    example_manifest,
+    other_wheel,
+)
+from tests.test_end_to_end import REPORT_SCHEMA, _line
+
+GOLDEN = REPO / "tests" / "golden" / "full"
+
+
+def _check(example: str, artifact: Path, output: Path) -> tuple[int, dict[str, Any]]:
+    import jsonschema
+
+    code = main(
+        [
+            "check", "--no-sources",
+            "--manifest", str(example_manifest(example).relative_to(REPO)),
+            "--root", str(REPO),
+            "--cmake", str(cmake(OLD_CMAKE_VERSION)),
+            "--cmake", str(cmake(NEW_CMAKE_VERSION)),
+            "--format", "json", "--output", str(output),
+            str(artifact),
+        ]
+    )  # fmt: skip
+    document = json.loads(output.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(REPORT_SCHEMA).validate(document)
+    return code, document
+
+
+@pytest.mark.parametrize("example", sorted(OTHER_WHEELS))
+def test_full_report_on_another_projects_wheel(
+    example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    code, document = _check(example, other_wheel(example), tmp_path / "report.json")
+    lines = [_line(d) for d in document["diagnostics"]]
+    golden = GOLDEN / f"{example}.txt"
+    if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
+        golden.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    assert golden.is_file(), f"no golden report {golden}; run with SHIPLINT_UPDATE_GOLDEN=1"
+    assert lines == golden.read_text(encoding="utf-8").splitlines()
+    codes = {d["code"] for d in document["diagnostics"]}
+    # The config loads on both CMake routes: nothing stopped the evaluation.
+    assert not codes & {"SL111", "SL113", "SL114", "SL116"}
+    assert code == (0 if document["summary"]["passed"] else 1)
+
+
+def _planted(source: Path, target: Path, edit: Callable[[str, bytes], bytes | None]) -> Path:
+    """A copy of the wheel with `edit(name, data)` applied to each member (None drops it)."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = edit(info.filename, zin.read(info))
+            if data is not None:
+                zout.writestr(info.filename, data, compresslevel=1)
+    return target
+
+
+def _findings(document: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [d for d in document["diagnostics"] if d["code"] == code]
+
+
+_TBB_LIB = "tbb_devel-2021.13.1.data/data/lib/"
+_TBB_CONFIG = _TBB_LIB + "cmake/tbb/TBBConfig.cmake"
+
+
+def test_planted_a_components_library_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+
+    def drop_tbbmalloc(name: str, data: bytes) -> bytes | None:
+        return None if name.startswith(_TBB_LIB + "libtbbmalloc_debug.so") else data
+
+    wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name,
+                     drop_tbbmalloc)  # fmt: skip
+    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    (missing,) = _findings(document, "SL301")
+    assert missing["subject"]["library"] == "tbbmalloc_debug"
+    assert missing["subject"]["component"] == "tbbmalloc"
+    assert "libtbbmalloc_debug.so.2" in missing["message"]
+    lacking = [d for d in _findings(document, "SL308") if "libtbbmalloc_debug.so.2" in d["message"]]
+    assert lacking, "the proxy's dependency on the removed library is reported"
+
+
+def test_planted_a_soname_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    soname = b"libtbbmalloc_debug.so.2\0"
+
+    def rename(name: str, data: bytes) -> bytes:
+        if name == _TBB_LIB + "libtbbmalloc_debug.so.2":
+            assert soname in data
+            return data.replace(soname, b"libtbbmalloc_debug.so.9\0")
+        return data
+
+    wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name, rename)
+    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    (finding,) = _findings(document, "SL304")
+    assert finding["subject"]["library"] == "tbbmalloc_debug"
+    assert "'libtbbmalloc_debug.so.9' differs from the file name" in finding["message"]
+    # The changed file is no longer byte-identical to its copies (still identical to each
+    # other): they are one undeclared shared object now.
+    (undeclared,) = _findings(document, "SL302")
+    assert undeclared["message"].startswith(_TBB_LIB + "libtbbmalloc_debug.so ")
+
+
+def test_planted_an_opt_in_component_pulled_into_the_aggregate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    default = b'set(TBB_FIND_COMPONENTS "tbb;tbbmalloc;tbbmalloc_proxy")'
+
+    def pull_in(name: str, data: bytes) -> bytes:
+        if name == _TBB_CONFIG:
+            assert default in data
+            return data.replace(default, b'set(TBB_FIND_COMPONENTS "tbb;tbbmalloc;tbbbind")')
+        return data
+
+    wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name, pull_in)
+    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    pulled = _findings(document, "SL101")
+    assert len(pulled) == 2  # one per CMake
+    for finding in pulled:
+        assert finding["subject"]["component"] == "tbbbind"
+        assert finding["subject"]["variable"] == "TBB_IMPORTED_TARGETS"
+        assert "TBB_IMPORTED_TARGETS carries the opt-in component tbbbind" in finding["message"]
+        assert "`TBB::tbbbind`" in finding["message"]
