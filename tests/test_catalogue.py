@@ -55,4 +55,17 @@ def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_explain_unknown_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "SL998"]) == 2
-    assert "unknown rule code" in capsys.readouterr().err
+    assert "unknown rule 'SL998': neither a code nor a slug" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_explain_accepts_the_slug(code: str, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = catalogue()[code]
+    assert main(["explain", doc.slug]) == 0
+    assert capsys.readouterr().out.strip() == render_page(doc).strip()
+
+
+def test_explain_suggests_the_closest_slug(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "component-missing-from-agregate"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'component-missing-from-aggregate'?" in err

@@ -110,7 +110,7 @@ def test_config_unknown_key_has_its_line(
     )
     assert main(["check", "--root", str(root)]) == 2
     err = capsys.readouterr().err
-    assert f"{root / 'pyproject.toml'}:6:1: unknown key 'fail_on'" in err
+    assert f"{root / 'pyproject.toml'}:6:1: unknown key 'fail_on'; did you mean 'fail-on'?" in err
 
 
 def test_config_unknown_rule_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -128,7 +128,10 @@ def test_error_points_at_the_offending_line(
     path.write_text(text, encoding="utf-8")
     assert main(["validate-manifest", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:{_line_of(text, 'optin: true')}:5: unknown key 'optin'" in err
+    assert (
+        f"{path}:{_line_of(text, 'optin: true')}:5: unknown key 'optin'; did you mean 'opt_in'?"
+        in err
+    )
     assert "(at components[4])" in err
 
 
@@ -172,3 +175,65 @@ def test_library_members_on_a_platform() -> None:
     assert runtime.members(linux, names) == ("executorch/lib/libexecutorch.so",)
     assert runtime.members(windows, names) == ()  # not placed on Windows
     assert extension.members(windows, names) == (names[4],)
+
+
+def test_an_unknown_key_far_from_every_known_one_gets_no_guess(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Known keys are the ones of that place in the schema: `platforms` is a manifest key,
+    # but not one of a component's, so nothing is suggested for a component's `platform`.
+    text = _replace("  - name: etdump\n", "  - name: etdump\n    platform: linux\n")
+    path = tmp_path / "m.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate-manifest", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown key 'platform' (at components[4])" in err
+    assert "did you mean" not in err
+
+
+def _project_with_manifest(root: Path, pyproject: str | None, manifest: Path) -> None:
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(EXAMPLE, encoding="utf-8")
+    if pyproject is not None:
+        (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+
+
+def test_validate_without_a_path_reads_the_configured_manifest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = tmp_path / "packaging" / "et.yaml"
+    _project_with_manifest(tmp_path, '[tool.shiplint]\nmanifest = "packaging/et.yaml"\n', manifest)
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate-manifest"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("packaging/et.yaml: valid manifest for executorch: ")
+    # --root names the project from elsewhere.
+    monkeypatch.chdir(tmp_path.parent)
+    assert main(["validate-manifest", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith(f"{manifest}: valid manifest")
+
+
+def test_validate_without_a_path_defaults_to_shiplint_yaml(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project_with_manifest(tmp_path, None, tmp_path / "shiplint.yaml")
+    assert main(["validate-manifest", "--root", str(tmp_path)]) == 0
+    assert "valid manifest for executorch" in capsys.readouterr().out
+
+
+def test_validate_without_a_path_or_manifest_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate-manifest", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'shiplint.yaml'}: no manifest (give PATH, or set manifest" in err
+    assert main(["validate-manifest", "--root", str(tmp_path / "nowhere")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_validate_counts_read_right(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The example has one aggregate: "1 aggregate", not "1 aggregates".
+    assert main(["validate-manifest", str(EXAMPLE_MANIFEST)]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("components, 1 aggregate")
+    assert " libraries, " in out

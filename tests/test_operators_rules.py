@@ -162,7 +162,7 @@ def test_sl402_fires_on_a_namespace_given_to_another_library() -> None:
         model(lib(PLUGIN, op("q::add.out"), op("q::mul.out"), op("p::x.out"), name="plugin")),
     )
     assert len(found) == 1
-    assert "2 operator(s) of namespace q" in found[0].message and "pkg_quant" in found[0].message
+    assert "2 operators of namespace q" in found[0].message and "pkg_quant" in found[0].message
 
 
 def test_sl402_quiet_for_the_owner_and_for_unclaimed_namespaces() -> None:
@@ -182,7 +182,7 @@ def test_sl402_quiet_for_the_owner_and_for_unclaimed_namespaces() -> None:
         (
             Ownership(operator_count=3),
             (op("q::a"), op("q::b")),
-            "2 operator(s), the manifest declares 3",
+            "2 operators, the manifest declares 3",
         ),
         (
             Ownership(operators=("q::a", "q::c")),
@@ -192,12 +192,12 @@ def test_sl402_quiet_for_the_owner_and_for_unclaimed_namespaces() -> None:
         (
             Ownership(operator_namespaces=("q",)),
             (op("q::a"), op("x::b")),
-            "undeclared namespace(s) x",
+            "undeclared namespace x",
         ),
         (
             Ownership(operator_namespaces=("q", "r")),
             (op("q::a"),),
-            "no operator of declared namespace(s) r",
+            "no operator of declared namespace r",
         ),
     ],
 )
@@ -216,7 +216,7 @@ def test_sl403_counts_operators_not_kernels_and_fires_when_nothing_registers() -
     assert run(rules.registered_operators_differ_from_manifest, m, model(two_keys)) == []
     silent = lib(QUANT, name="pkg_quant", status=Status.NONE)
     found = run(rules.registered_operators_differ_from_manifest, m, model(silent))
-    assert len(found) == 1 and "0 operator(s), the manifest declares 1" in found[0].message
+    assert len(found) == 1 and "0 operators, the manifest declares 1" in found[0].message
 
 
 def test_sl403_quiet_when_not_determined_or_not_declared() -> None:

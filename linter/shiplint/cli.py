@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from shiplint import __version__
 from shiplint.diagnostics import FAIL_ON_CHOICES, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
+from shiplint.plural import counted
+from shiplint.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
@@ -122,9 +124,21 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("rules", help="list every rule")
     explain = sub.add_parser("explain", help="show a rule's documentation")
-    explain.add_argument("code")
+    explain.add_argument("code", metavar="CODE", help="a rule code (SL102) or slug")
     validate = sub.add_parser("validate-manifest", help="check a manifest against its schema")
-    validate.add_argument("path", type=Path)
+    validate.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        metavar="PATH",
+        help="the manifest (default: [tool.shiplint] manifest, else shiplint.yaml under --root)",
+    )
+    validate.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="the project whose pyproject.toml names the manifest (default: .)",
+    )
     return parser
 
 
@@ -138,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "explain":
             return _explain(args.code)
         if args.command == "validate-manifest":
-            return _validate(args.path)
+            return _validate(args.path, args.root)
         _parser().print_help(sys.stderr)
         return EXIT_ERROR
     except InputError as exc:
@@ -230,7 +244,7 @@ def _check_with(
             f"unknown rule code {unknown[0]!r} in --select/--ignore (see `shiplint rules`)"
         )
 
-    manifest_path = args.manifest or config.manifest or root / "shiplint.yaml"
+    manifest_path = args.manifest or _configured_manifest(root, config)
     if not manifest_path.is_file():
         return _usage_error(
             f"{manifest_path}: no manifest (give --manifest, or set manifest in [tool.shiplint])"
@@ -279,6 +293,11 @@ def _rendered(args: argparse.Namespace, report: Report) -> str:
 
     colour = args.output is None and wants_colour(sys.stdout, os.environ)
     return render(report, palette=Palette(colour), statistics=args.statistics, quiet=args.quiet)
+
+
+def _configured_manifest(root: Path, config: Config) -> Path:
+    """The manifest [tool.shiplint] names, else shiplint.yaml under the root."""
+    return config.manifest or root / "shiplint.yaml"
 
 
 def _display(path: Path, root: Path) -> str:
@@ -341,24 +360,42 @@ def _rules() -> int:
     return EXIT_CLEAN
 
 
-def _explain(code: str) -> int:
+def _explain(name: str) -> int:
     from shiplint.catalogue import catalogue, render_page
 
-    doc = catalogue().get(code.upper())
+    docs = catalogue()
+    by_slug = {doc.slug: doc for doc in docs.values()}
+    doc = docs.get(name.upper()) or by_slug.get(name.lower())
     if doc is None:
-        return _usage_error(f"unknown rule code {code!r} (see `shiplint rules`)")
+        return _usage_error(
+            f"unknown rule {name!r}: neither a code nor a slug{did_you_mean(name, by_slug)} "
+            "(see `shiplint rules`)"
+        )
     print(render_page(doc))
     return EXIT_CLEAN
 
 
-def _validate(path: Path) -> int:
+def _validate(given: Path | None, root: Path) -> int:
+    from shiplint.config import load_config
     from shiplint.manifest.load import load_manifest
 
+    if given is not None:
+        path = given
+    elif not root.is_dir():
+        return _usage_error(f"--root {root}: not a directory")
+    else:
+        path = _configured_manifest(root, load_config(root))
     if not path.exists():
+        if given is None:
+            return _usage_error(
+                f"{path}: no manifest (give PATH, or set manifest in [tool.shiplint])"
+            )
         return _usage_error(f"{path}: no such file")
     manifest = load_manifest(path)
     print(
-        f"{path}: valid manifest for {manifest.name}: {len(manifest.libraries)} libraries, "
-        f"{len(manifest.components)} components, {len(manifest.aggregates)} aggregates"
+        f"{path}: valid manifest for {manifest.name}: "
+        f"{counted(len(manifest.libraries), 'library', 'libraries')}, "
+        f"{counted(len(manifest.components), 'component')}, "
+        f"{counted(len(manifest.aggregates), 'aggregate')}"
     )
     return EXIT_CLEAN

@@ -12,6 +12,8 @@ from typing import Any
 from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Severity, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
+from shiplint.plural import counted
+from shiplint.suggest import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -144,11 +146,10 @@ def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
             unknown = sorted(set(table) - set(schema["properties"]))
             for key in unknown[:MAX_LISTED]:
                 where = f"tool.shiplint.{_brief(key)}"
-                problems.append(
-                    Problem(label, lines.get(key, top), 1, where, f"unknown key {_brief(key)!r}")
-                )
+                message = f"unknown key {_brief(key)!r}{did_you_mean(key, schema['properties'])}"
+                problems.append(Problem(label, lines.get(key, top), 1, where, message))
             if len(unknown) > MAX_LISTED:
-                message = f"and {len(unknown) - MAX_LISTED:,} more unknown keys"
+                message = f"and {counted(len(unknown) - MAX_LISTED, 'more unknown key')}"
                 problems.append(Problem(label, top, 1, "tool.shiplint", message))
             continue
         key = str(path[0]) if path else ""

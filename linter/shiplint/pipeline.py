@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from shiplint.manifest.model import Manifest
+from shiplint.plural import counted
 from shiplint.request import Progress, RunRequest
 
 if TYPE_CHECKING:
@@ -70,7 +71,9 @@ def _config_source_models(
     if project is None:
         sources = manifest.sources
         project = walk_project(request.root, sources.cmake_roots, sources.exclude)
-    progress.step(f"evaluating {manifest.cmake.config_source} with {len(request.cmake)} CMake")
+    progress.step(
+        f"evaluating {manifest.cmake.config_source} with {counted(len(request.cmake), 'CMake')}"
+    )
     return evaluate_source(
         request.root, manifest, request.cmake, request.evaluation_timeout, project
     )
@@ -152,7 +155,9 @@ def _config_artifact_models(
     from shiplint.cmake_eval import evaluate_artifact
     from shiplint.cmake_eval.platform_guess import artifact_platform
 
-    progress.step(f"evaluating the CMake config of {tree.label} with {len(request.cmake)} CMake")
+    progress.step(
+        f"evaluating the CMake config of {tree.label} with {counted(len(request.cmake), 'CMake')}"
+    )
     platform = artifact_platform(tree, manifest)
     return evaluate_artifact(tree, platform, manifest, request.cmake, request.evaluation_timeout)
 

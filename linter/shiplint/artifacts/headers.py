@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 
 from shiplint.platforms import Platform, normalise_arch
+from shiplint.plural import counted
 
 ELF_MAGIC = b"\x7fELF"
 AR_MAGICS = (b"!<arch>\n", b"!<thin>\n")
@@ -127,7 +128,7 @@ def macho_problem(data: bytes) -> str | None:
             return "truncated: shorter than a universal header"
         (count,) = struct.unpack_from(">I", data, 4)
         if 8 + 20 * count > len(data):
-            return f"truncated: {count} architectures do not fit in {len(data)} bytes"
+            return f"truncated: {counted(count, 'architecture')} do not fit in {len(data)} bytes"
         for index in range(count):
             offset, size = struct.unpack_from(">II", data, 8 + 20 * index + 8)
             if offset + size > len(data):

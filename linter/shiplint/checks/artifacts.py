@@ -22,6 +22,7 @@ from shiplint.artifacts.model import ArtifactModel, LibraryFile
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
+from shiplint.plural import counted
 from shiplint.rule import Rule
 
 # Symbols every linker defines in every shared object: equal names, not copies.
@@ -170,7 +171,7 @@ def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[F
         if binary.file_type in (_LINKABLE if linkable else _LOADABLE):
             continue
         extra = (
-            f" holding {binary.archive_members} object file(s)"
+            f" holding {counted(binary.archive_members, 'object file')}"
             if binary.file_type is FileType.STATIC_ARCHIVE
             else ""
         )
@@ -378,7 +379,7 @@ def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterato
             yield Finding(
                 message=(
                     f"{second_binary.name} ({second.name}) and {first_binary.name} "
-                    f"({first.name}) both strongly define {len(shared)} symbol(s): "
+                    f"({first.name}) both strongly define {counted(len(shared), 'symbol')}: "
                     f"{_shown(shown)}"
                 ),
                 location=model.location(second_binary.name),

@@ -26,6 +26,7 @@ from shiplint.cmake_eval.model import (
 from shiplint.cmake_eval.resolve import retains
 from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Aggregate, Manifest
+from shiplint.plural import counted, noun
 from shiplint.rule import Rule
 
 
@@ -462,7 +463,8 @@ def package_not_found_despite_libraries(
         return
     yield Finding(
         message=f"find_package({manifest.cmake.package}) reports not found on {_on(ev)} "
-        f"although {len(linkable)} linkable libraries ship (first: {linkable[0]}): "
+        f"although {counted(len(linkable), 'linkable library', 'linkable libraries')} "
+        f"{noun(len(linkable), 'ships', 'ship')} (first: {linkable[0]}): "
         f"{ev.not_found_message or 'no message'}",
         location=ev.config,
         subject=_subject(ev),
@@ -559,7 +561,7 @@ def build_machine_path_in_link_interface(
             continue
         paths = target.build_machine_paths
         yield Finding(
-            message=f"{target.name} links {len(paths)} absolute path(s) outside the package "
+            message=f"{target.name} links {counted(len(paths), 'absolute path')} outside the package "
             f"that the config spells out on {_on(ev)}: {', '.join(paths)}",
             location=ev.config,
             subject=_subject(ev, component=target.component, target=target.name),

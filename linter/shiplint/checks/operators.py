@@ -18,6 +18,7 @@ from shiplint.operators.model import (
     RegisteredOperator,
     Status,
 )
+from shiplint.plural import counted, noun
 from shiplint.rule import Rule
 
 _SHOWN = 5
@@ -126,7 +127,7 @@ def operator_namespace_of_another_library(
                 continue
             yield Finding(
                 message=(
-                    f"{lib.label} registers {len(names)} operator(s) of namespace "
+                    f"{lib.label} registers {counted(len(names), 'operator')} of namespace "
                     f"{namespace} ({_listed(sorted(names))}), which the manifest gives to "
                     f"{owner.name}"
                 ),
@@ -152,7 +153,7 @@ def registered_operators_differ_from_manifest(
         problems: list[str] = []
         if owns.operator_count is not None and len(names) != owns.operator_count:
             problems.append(
-                f"{len(names)} operator(s), the manifest declares {owns.operator_count}"
+                f"{counted(len(names), 'operator')}, the manifest declares {owns.operator_count}"
             )
         if owns.operators:
             missing = sorted(set(owns.operators) - names)
@@ -166,9 +167,14 @@ def registered_operators_differ_from_manifest(
             extra_spaces = sorted(spaces - set(owns.operator_namespaces))
             silent = sorted(set(owns.operator_namespaces) - spaces)
             if extra_spaces:
-                problems.append(f"operators of undeclared namespace(s) {', '.join(extra_spaces)}")
+                problems.append(
+                    f"operators of undeclared {noun(len(extra_spaces), 'namespace')} "
+                    f"{', '.join(extra_spaces)}"
+                )
             if silent:
-                problems.append(f"no operator of declared namespace(s) {', '.join(silent)}")
+                problems.append(
+                    f"no operator of declared {noun(len(silent), 'namespace')} {', '.join(silent)}"
+                )
         if problems:
             yield Finding(
                 message=f"{lib.label} registers " + "; ".join(problems),

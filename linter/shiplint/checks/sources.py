@@ -10,6 +10,7 @@ from typing import Any
 
 from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Library, Manifest, Mark
+from shiplint.plural import counted
 from shiplint.rule import Rule
 from shiplint.sources.model import Conditions, OutputName, PackagingEntry, SourceModel, TargetDef
 from shiplint.sources.packaging import PackagingIndex, name_matches
@@ -55,7 +56,7 @@ def _walk_caveat(model: SourceModel) -> str:
     count = len(model.project.unreadable)
     if not count:
         return ""
-    return f"; {count} CMake input(s) could not be followed (see SL207), the target may be there"
+    return f"; {counted(count, 'CMake input')} could not be followed (see SL207), the target may be there"
 
 
 # -- SL201 ------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def component_target_undefined(manifest: Manifest, model: SourceModel) -> Iterat
             continue
         yield Finding(
             message=f"component {component}: library {library.name} is built by target "
-            f"{target}, which none of the {len(model.project.files)} CMake files read defines"
+            f"{target}, which none of the {counted(len(model.project.files), 'CMake file')} read defines"
             f"{_walk_caveat(model)}",
             location=_mark(library.mark),
             subject=_subject(library, component),
@@ -208,7 +209,7 @@ def unknown_build_target(manifest: Manifest, model: SourceModel) -> Iterator[Fin
             continue
         yield Finding(
             message=f"the build ({request.declaration}) asks for target {request.name}, which "
-            f"none of the {len(model.project.files)} CMake files read defines"
+            f"none of the {counted(len(model.project.files), 'CMake file')} read defines"
             f"{_walk_caveat(model)}",
             location=request.location,
             subject=Subject(target=request.name),
@@ -221,7 +222,7 @@ def unknown_build_target(manifest: Manifest, model: SourceModel) -> Iterator[Fin
             continue  # component libraries are SL201's
         yield Finding(
             message=f"library {library.name} ({library.kind.value}) is built by target {target}, "
-            f"which none of the {len(model.project.files)} CMake files read defines"
+            f"which none of the {counted(len(model.project.files), 'CMake file')} read defines"
             f"{_walk_caveat(model)}",
             location=_mark(library.mark),
             subject=_subject(library),
@@ -328,7 +329,9 @@ def _packaging_caveat(model: SourceModel) -> str:
     count = len(model.plan.packaging_unreadable)
     if not count:
         return ""
-    return f"; {count} packaging entr{'y' if count == 1 else 'ies'} could not be read (see SL207)"
+    return (
+        f"; {counted(count, 'packaging entry', 'packaging entries')} could not be read (see SL207)"
+    )
 
 
 def _entry_when(entry: PackagingEntry) -> str:
@@ -347,7 +350,7 @@ def packaging_entry_without_target(manifest: Manifest, model: SourceModel) -> It
             yield Finding(
                 message=f"the packaging ({entry.declaration}) copies {name!r} with "
                 f"{entry.call}(...){_entry_when(entry)}, but no target of the "
-                f"{len(model.project.files)} CMake files read produces it (by OUTPUT_NAME, "
+                f"{counted(len(model.project.files), 'CMake file')} read produces it (by OUTPUT_NAME, "
                 "target name or BUILD_BYPRODUCTS), no manifest library without a build target is named so, and it is "
                 f"not a file in the checkout{_walk_caveat(model)}",
                 location=entry.location,
@@ -379,7 +382,8 @@ def component_not_packaged(manifest: Manifest, model: SourceModel) -> Iterator[F
             continue
         yield Finding(
             message=f"component {component}: target {target} (library {library.name}) is built "
-            f"but never packaged: none of the {len(plan.packaging)} packaging entries of "
+            f"but never packaged: none of the "
+            f"{counted(len(plan.packaging), 'packaging entry', 'packaging entries')} of "
             f"{', '.join(plan.packaging_read)} copies {library.output_name} (or another name "
             f"the target may get){_packaging_caveat(model)}",
             location=defs[0].location,

@@ -9,7 +9,9 @@ from typing import Any
 
 from shiplint.manifest.errors import Problem, json_path
 from shiplint.manifest.yamldoc import Document
+from shiplint.plural import counted
 from shiplint.resources import schema_path
+from shiplint.suggest import did_you_mean
 
 
 @functools.cache
@@ -27,11 +29,11 @@ def schema_problems(doc: Document, schema_file: str) -> list[Problem]:
         path = tuple(error.absolute_path)
         extra = _unexpected_keys(error)
         if extra:
+            known = error.schema.get("properties", {})
             for key in extra:
                 line, column = doc.key_marks.get((*path, key), doc.mark(path))
-                problems.append(
-                    Problem(doc.file, line, column, json_path(path), f"unknown key {brief(key)}")
-                )
+                message = f"unknown key {brief(key)}{did_you_mean(key, known)}"
+                problems.append(Problem(doc.file, line, column, json_path(path), message))
             continue
         line, column = doc.mark(path)
         problems.append(Problem(doc.file, line, column, json_path(path), _message(error)))
@@ -65,5 +67,7 @@ def brief(value: Any, limit: int = 60) -> str:
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]!r}… ({len(value):,} characters)"
     if isinstance(value, (dict, list)) and len(repr(value)) > limit:
-        return f"a {'mapping' if isinstance(value, dict) else 'list'} of {len(value):,} items"
+        return (
+            f"a {'mapping' if isinstance(value, dict) else 'list'} of {counted(len(value), 'item')}"
+        )
     return repr(value)

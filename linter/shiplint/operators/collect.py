@@ -15,6 +15,7 @@ from shiplint.operators.model import (
 from shiplint.operators.registries import LinkFacts, Resolver, owns
 from shiplint.operators.tables import PointerImage, kernel_records
 from shiplint.platforms import Platform
+from shiplint.plural import counted
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def _status(
     if not uses:
         if records:
             return Status.NOT_DETERMINED, (
-                f"it holds kernel tables for {records} operator kernel(s) but references none "
+                f"it holds kernel tables for {counted(records, 'operator kernel')} but references none "
                 "of the manifest's registries, so the registry they go to is unknown "
                 "(a registry the manifest does not name, or a hidden copy of one)"
             )

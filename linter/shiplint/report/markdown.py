@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shiplint.diagnostics import Diagnostic
+from shiplint.plural import noun
 from shiplint.report.model import Report, reading_order
 
 # Rows per table before the rest is only counted.
@@ -41,7 +42,8 @@ def render(report: Report) -> str:
     lines = [
         f"## {mark} shiplint {verdict}",
         "",
-        f"**{s['errors']}** error(s) · **{s['warnings']}** warning(s) · **{s['infos']}** info · "
+        f"**{s['errors']}** {noun(s['errors'], 'error')} · "
+        f"**{s['warnings']}** {noun(s['warnings'], 'warning')} · **{s['infos']}** info · "
         f"**{s['waived']}** waived · failing at **{s['fail_on']}** "
         f"({s['failing']} failing) · shiplint {cell(report.tool_version)}",
         "",
@@ -52,7 +54,10 @@ def render(report: Report) -> str:
     if counted:
         lines += _table(counted, ("severity", "rule", "location", "message"), _rows(counted))
     if waived:
-        lines += [f"<details><summary>{len(waived)} waived finding(s)</summary>", ""]
+        lines += [
+            f"<details><summary>{len(waived)} {noun(len(waived), 'waived finding')}</summary>",
+            "",
+        ]
         lines += _table(waived, ("rule", "location", "message", "reason"), _waived_row)
         lines += ["</details>", ""]
     if not report.diagnostics:

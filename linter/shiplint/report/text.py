@@ -20,6 +20,7 @@ import textwrap
 from collections import Counter
 
 from shiplint.diagnostics import Diagnostic
+from shiplint.plural import counted
 from shiplint.report.colour import PLAIN, Palette
 from shiplint.report.model import Report, reading_order
 
@@ -109,6 +110,7 @@ def summary_line(report: Report, palette: Palette = PLAIN) -> str:
     s = report.summary()
     verdict = palette.verdict(report.passed, "passed" if report.passed else "failed")
     return (
-        f"shiplint: {verdict}: {s['errors']} error(s), {s['warnings']} warning(s), "
+        f"shiplint: {verdict}: {counted(s['errors'], 'error')}, "
+        f"{counted(s['warnings'], 'warning')}, "
         f"{s['infos']} info, {s['waived']} waived (failing at {s['fail_on']})"
     )
