@@ -324,3 +324,36 @@ def test_a_link_interface_naming_a_build_machine_path(
         assert finding.subject.target == "pkg::runtime" and link in finding.message
     else:
         assert sl117 == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "fires"),
+    [
+        ("pkg::frontend::onnx_typo", True),  # the package's namespace, no such component
+        ("${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg_extra.so", True),  # a file it ships
+        ("pkg::frontend::onnx", False),
+        ("Threads::Threads", False),  # another package's target
+        ("-Wl,--as-needed", False),
+    ],
+)
+def test_an_aggregate_entry_that_resolves_to_no_component_is_reported(
+    tmp_path: Path, entry: str, fires: bool
+) -> None:
+    the_manifest = replace(
+        _nested_manifest(),
+        aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),),
+    )
+    _, diagnostics = _run(
+        tmp_path,
+        _nested(aggregate=f"pkg::runtime {entry}"),
+        the_manifest,
+        libraries=("libpkg.so", "libpkg_onnx.so", "libpkg_extra.so"),
+        versions=(NEW_CMAKE_VERSION,),
+    )
+    sl118 = [d for d in diagnostics if d.code == "SL118"]
+    if fires:
+        (finding,) = sl118
+        assert finding.subject.variable == "PKG_LIBRARIES"
+        assert "resolves to no component of the manifest" in finding.message
+    else:
+        assert sl118 == []

@@ -250,7 +250,7 @@ def target_for_unshipped_library(manifest: Manifest, ev: ConfigEvaluation) -> It
             location=ev.config,
             subject=_subject(ev, component=component, target=target.name),
             hint="Define a component's target only when its library is present "
-            "(test the file, as ExecuTorch's _executorch_find_library does).",
+            "(test that the file exists before add_library).",
         )
 
 
@@ -571,6 +571,47 @@ def build_machine_path_in_link_interface(
         )
 
 
+# --- SL118 ---------------------------------------------------------------------
+
+
+def _ours_unresolved(manifest: Manifest, kind: EntryKind, raw: str, path: str | None) -> bool:
+    """An entry that points into the package yet resolves to no manifest component."""
+    namespace = manifest.cmake.namespace
+    if kind is EntryKind.TARGET:
+        return bool(namespace) and raw.startswith(namespace)
+    # In-package paths are member paths by now (relative); others stay absolute.
+    return kind is EntryKind.PATH and path is not None and not path.startswith("/")
+
+
+def aggregate_entry_names_no_component(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    routes = {a.variable: a.routes for a in manifest.aggregates}
+    routes.update({v.variable: v.routes for v in manifest.component_variables})
+    for resolved in (*ev.aggregates, *ev.component_variables):
+        if not _applies(routes.get(resolved.variable, ()), ev):
+            continue
+        for entry in resolved.entries:
+            if entry.component is not None:
+                continue
+            if not _ours_unresolved(manifest, entry.kind, entry.raw, entry.path):
+                continue
+            what = "target" if entry.kind is EntryKind.TARGET else "file"
+            yield Finding(
+                message=f"{resolved.variable} carries `{entry.raw}` on {_on(ev)}, a {what} of "
+                "the package that resolves to no component of the manifest, so what it "
+                "carries is not checked",
+                location=ev.config,
+                subject=_subject(
+                    ev, variable=resolved.variable, target=entry.raw if what == "target" else None
+                ),
+                hint="Name the component's target or library in the manifest (`target`, "
+                "`libraries[].platforms.<platform>.file`), or drop the entry from the variable.",
+            )
+
+
 def _version_range(route: Any) -> str:
     def dotted(version: tuple[int, ...]) -> str:
         return ".".join(str(part) for part in version)
@@ -600,4 +641,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL115", ConfigEvaluation, installed_configs_disagree),
     Rule("SL116", RouteCoverage, route_not_evaluated),
     Rule("SL117", ConfigEvaluation, build_machine_path_in_link_interface),
+    Rule("SL118", ConfigEvaluation, aggregate_entry_names_no_component),
 )

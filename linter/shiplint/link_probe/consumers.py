@@ -83,20 +83,18 @@ def _quote(text: str) -> str:
 def discovery_project(manifest: Manifest) -> str:
     """find_package without REQUIRED, then write which component targets exist."""
     package = manifest.cmake.package
-    names = " ".join(_quote(c.name) for c in manifest.components)
-    namespace = _quote(manifest.cmake.namespace)
+    # Each component's own target (any depth, or no namespace), as the manifest names it.
+    checks = "".join(
+        f"if(TARGET {_quote(manifest.target_name(c.name))})\n"
+        f"  list(APPEND _shiplint_found {_quote(c.name)})\nendif()\n"
+        for c in manifest.components
+    )
     return f"""{_MINIMUM}
 project(shiplint_discovery NONE)
 file(WRITE "${{CMAKE_BINARY_DIR}}/{VERSION_FILE}" "${{CMAKE_VERSION}}")
 find_package({package} CONFIG)
-set(_shiplint_namespace {namespace})
 set(_shiplint_found "")
-foreach(_shiplint_component IN ITEMS {names})
-  if(TARGET "${{_shiplint_namespace}}${{_shiplint_component}}")
-    list(APPEND _shiplint_found "${{_shiplint_component}}")
-  endif()
-endforeach()
-file(WRITE "${{CMAKE_BINARY_DIR}}/{TARGETS_FILE}" "${{_shiplint_found}}")
+{checks}file(WRITE "${{CMAKE_BINARY_DIR}}/{TARGETS_FILE}" "${{_shiplint_found}}")
 """
 
 
@@ -104,7 +102,8 @@ def consumer_project(manifest: Manifest, consumer: Consumer) -> str:
     package = manifest.cmake.package
     if consumer.kind is ConsumerKind.TARGET:
         assert consumer.component is not None and consumer.target is not None
-        find = f"find_package({package} CONFIG REQUIRED COMPONENTS {_quote(consumer.component)})"
+        request = manifest.request_name(consumer.component)
+        find = f"find_package({package} CONFIG REQUIRED COMPONENTS {_quote(request)})"
         link = consumer.target
     else:
         assert consumer.variable is not None
