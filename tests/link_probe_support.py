@@ -20,7 +20,7 @@ from shiplint.diagnostics import Diagnostic
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 
-from tests.material import REPO
+from tests.material import REPO, portable
 
 FIXTURE = REPO / "tests" / "fixtures" / "probepkg"
 CONFIG = FIXTURE / "probepkg-config.cmake"
@@ -104,5 +104,6 @@ def with_bare_link_name(config: str) -> str:
 def render(diagnostics: list[Diagnostic]) -> list[str]:
     """One line per diagnostic, as the golden files hold them."""
     return [
-        f"{d.location.render()}: {d.code} [{d.severity.value}] {d.message}" for d in diagnostics
+        f"{portable(d.location.render())}: {d.code} [{d.severity.value}] {d.message}"
+        for d in diagnostics
     ]

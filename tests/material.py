@@ -20,6 +20,12 @@ OLD_CMAKE_VERSION = "3.24.3"
 NEW_CMAKE_VERSION = "4.4.5"
 
 
+def portable(text: str) -> str:
+    """Report text with the material cache spelled `$SHIPLINT_CACHE`: a finding inside a
+    wheel names the wheel's path, and a golden file must not name this machine's home."""
+    return text.replace(str(CACHE), "$SHIPLINT_CACHE")
+
+
 def wheel(version: str, platform: str) -> Path:
     """The cached ExecuTorch wheel, e.g. wheel("1.5.1", "manylinux_2_28_x86_64")."""
     matches = sorted((CACHE / "wheels").glob(f"executorch-{version}-*{platform}*.whl"))

@@ -50,7 +50,7 @@ def sample_diagnostics() -> tuple[Diagnostic, ...]:
         diagnostic(
             "SL002",
             "rule SL305 failed with KeyError: 'x' at linter/checks/artifacts.py:40",
-            Location(f"{WHEEL}!/executorch/lib/libexecutorch.so"),
+            Location(f"dist/{WHEEL}", member="executorch/lib/libexecutorch.so"),
             Subject(library="executorch", artifact=WHEEL),
             hint="100% a bug,\r\nplease report it",
         ),

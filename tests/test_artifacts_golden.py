@@ -21,7 +21,7 @@ from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.registry import RULES
 
-from tests.material import EXAMPLE_MANIFEST, REPO, wheel
+from tests.material import EXAMPLE_MANIFEST, REPO, portable, wheel
 
 GOLDEN = REPO / "tests" / "golden" / "artifacts"
 
@@ -42,7 +42,8 @@ def example() -> Manifest:
 def report(manifest: Manifest, path: Path) -> list[dict[str, Any]]:
     with open_artifact(path) as tree:
         model = collect_artifact(tree, manifest)
-    return [d.as_dict() for d in lint(RULES, manifest, [model], Selection(select=("SL3",)))]
+    found = lint(RULES, manifest, [model], Selection(select=("SL3",)))
+    return list(json.loads(portable(json.dumps([d.as_dict() for d in found]))))
 
 
 @pytest.mark.parametrize(("version", "platform"), WHEELS)
@@ -93,7 +94,8 @@ def test_several_artifacts_in_one_run(example: Manifest) -> None:
     for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64"):
         with open_artifact(wheel("1.5.1", platform)) as tree:
             models.append(collect_artifact(tree, example))
-    together = [d.as_dict() for d in lint(RULES, example, models, Selection(select=("SL3",)))]
+    found = lint(RULES, example, models, Selection(select=("SL3",)))
+    together = json.loads(portable(json.dumps([d.as_dict() for d in found])))
     expected = [
         d
         for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64")

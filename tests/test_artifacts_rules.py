@@ -86,7 +86,8 @@ def test_sl301_missing_required_component(tmp_path: Path, built_libs: dict[str, 
     (diag,) = _codes(_check(tmp_path, built_libs, files, mf), "SL301")
     assert diag.subject.library == "pkg_comp" and diag.subject.component == "comp"
     assert diag.subject.artifact == TAG
-    assert diag.location.path == f"{TAG}!/pkg/lib/libpkg_comp.so"
+    assert diag.location.path == str(tmp_path / TAG)
+    assert diag.location.member == "pkg/lib/libpkg_comp.so"
     assert "found instead: libpkg_comp.a" in diag.message
 
 
@@ -156,6 +157,7 @@ def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> A
     members = tuple(sorted(r.name for r in records))
     return ArtifactModel(
         label="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
+        path="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
         kind="wheel",
         platform=Platform("macos", "aarch64"),
         platform_source="wheel tag",
@@ -492,6 +494,7 @@ def test_sl319_windows_dll_without_import_library(
     dll = _dll("pkg/bin/pkg_comp.dll")
     model = ArtifactModel(
         label="pkg-1.0-cp311-cp311-win_amd64.whl",
+        path="dist/pkg-1.0-cp311-cp311-win_amd64.whl",
         kind="wheel",
         platform=Platform("windows", "x86_64"),
         platform_source="wheel tag",

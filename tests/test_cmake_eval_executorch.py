@@ -16,7 +16,7 @@ import pytest
 from shiplint.artifacts.archive import ArtifactTree, open_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.model import ConfigEvaluation, EntryKind
-from shiplint.diagnostics import Diagnostic, Severity
+from shiplint.diagnostics import Diagnostic, Location, Severity
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
@@ -31,6 +31,7 @@ from tests.material import (
     OLD_CMAKE_VERSION,
     REPO,
     cmake,
+    portable,
     wheel,
 )
 
@@ -67,8 +68,9 @@ def wheel_models(et_manifest: Manifest, both_routes: list[str]) -> dict[str, lis
 
 
 def _render(diagnostics: Sequence[Diagnostic]) -> str:
-    """The text report a user sees for these findings."""
-    return render_text(Report(tuple(diagnostics), Severity.ERROR, REPO))
+    REPO,
+    cmake,
+    portable,
 
 
 def _evaluations(models: list[object]) -> list[ConfigEvaluation]:
@@ -83,12 +85,12 @@ def test_every_wheel_is_evaluated_on_both_routes(wheel_models: dict[str, list[ob
             (NEW_CMAKE_VERSION, "targets"),
         ], tag
         assert all(e.failure is None for e in evaluations), tag
-        assert all(e.config.path.endswith(CONFIG) for e in evaluations)
+        assert all(e.config.member == CONFIG for e in evaluations)
         # The copy under lib/cmake/executorch is evaluated too, in the same run, and
         # finds the same package root (its marker search), so SL115 stays quiet.
         for evaluation in evaluations:
             (alternate,) = evaluation.alternates
-            assert alternate.config.path.endswith(LIB_CONFIG)
+            assert alternate.config.member == LIB_CONFIG
             assert alternate.found == evaluation.found
             assert alternate.targets == evaluation.targets
             assert alternate.aggregates == evaluation.aggregates
@@ -205,6 +207,9 @@ class PatchedTree:
         if name in self._patches:
             return self._patches[name]
         return self._tree.read(name, limit)
+
+    def location(self, name: str | None = None) -> Location:
+        return self._tree.location(name)
 
 
 def _patched_findings(

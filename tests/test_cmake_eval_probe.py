@@ -10,6 +10,7 @@ from shiplint.artifacts.archive import open_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.model import ConfigEvaluation, MissingConfig
 from shiplint.cmake_eval.results import cmake_list
+from shiplint.diagnostics import Location
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Component, LibraryKind, Manifest
 from shiplint.platforms import Platform
@@ -132,7 +133,7 @@ def test_a_config_error_is_reported_with_cmakes_message_and_location(tmp_path: P
     (ev,) = _evaluate(tmp_path, config)
     assert ev.failure is not None and ev.failure.kind == "error"
     assert ev.failure.message == "pkg: the runtime is broken"
-    assert ev.failure.location.render() == "pkg-1.0!/pkg/share/cmake/pkg-config.cmake:3"
+    assert ev.failure.location.render().endswith("/pkg-1.0!/pkg/share/cmake/pkg-config.cmake:3")
     (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
     assert diagnostic.code == "SL111"
     assert "pkg: the runtime is broken" in diagnostic.message
@@ -142,7 +143,7 @@ def test_a_config_error_is_reported_with_cmakes_message_and_location(tmp_path: P
 def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
     (ev,) = _evaluate(tmp_path, "set(pkg_FOUND TRUE)\nset(oops\n")
     assert ev.failure is not None
-    assert ev.failure.location.path == "pkg-1.0!/pkg/share/cmake/pkg-config.cmake"
+    assert ev.failure.location.member == "pkg/share/cmake/pkg-config.cmake"
     assert ev.failure.location.line is not None
 
 
@@ -213,8 +214,8 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     (root / "pkg" / "lib").mkdir(parents=True)
     (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
-    models = evaluate_artifact(open_artifact(root), LINUX, _manifest(), ["cmake"], 10)
-    assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",))]
+    models = evaluate_artifact(open_artifact(root, "empty"), LINUX, _manifest(), ["cmake"], 10)
+    assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",), Location("empty"))]
     (finding,) = lint(RULES, _manifest(), models)
     assert finding.code == "SL114" and finding.location.path == "empty"
     # The location names the artifact; the message does not say it again.
@@ -286,12 +287,12 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
     assert isinstance(ev, ConfigEvaluation)
     assert ev.aggregates[0].components == ("runtime",)
     (alternate,) = ev.alternates
-    assert alternate.config.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
+    assert alternate.config.member == "pkg/lib/cmake/pkg/pkg-config.cmake"
     # Not the first copy's answer again: find_package's cached <pkg>_DIR was forgotten.
     assert [e.raw for e in alternate.aggregates[0].entries] == ["pkg/lib/cmake/libpkg.so"]
     found = [d for d in lint(RULES, the_manifest, [ev], Selection(select=("SL115",)))]
     assert len(found) == 1
-    assert found[0].location.path == "pkg-1.0!/pkg/lib/cmake/pkg/pkg-config.cmake"
+    assert found[0].location.member == "pkg/lib/cmake/pkg/pkg-config.cmake"
     assert "PKG_LIBRARIES carries nothing vs runtime" in found[0].message
 
 

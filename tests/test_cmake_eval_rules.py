@@ -123,7 +123,7 @@ def _evaluation(**changes: object) -> ConfigEvaluation:
         cmake="cmake",
         cmake_version="4.4.5",
         route="targets",
-        config=Location("pkg-1.0.whl!/pkg/share/cmake/pkg-config.cmake"),
+        config=Location("pkg-1.0.whl", member="pkg/share/cmake/pkg-config.cmake"),
         shipped=SHIPPED,
         failure=None,
         found=True,
@@ -276,7 +276,9 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
         "config fails to configure",
         lambda: _evaluation(
             failure=Failure(
-                "error", 'Unknown CMake command "x".', Location("pkg-1.0.whl!/pkg/cfg.cmake", 3)
+                "error",
+                'Unknown CMake command "x".',
+                Location("pkg-1.0.whl", 3, member="pkg/cfg.cmake"),
             )
         ),
         {"cmake_version": "4.4.5"},
@@ -310,7 +312,7 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
     (
         "SL114",
         "artifact without a config",
-        lambda: MissingConfig("pkg-1.0.whl", LINUX, ("pkg/share/cmake",)),
+        lambda: MissingConfig("pkg-1.0.whl", LINUX, ("pkg/share/cmake",), Location("pkg-1.0.whl")),
         {"artifact": "pkg-1.0.whl"},
     ),
 ]
@@ -474,7 +476,7 @@ def test_sl115_fires_when_an_installed_copy_publishes_something_else() -> None:
     from shiplint.cmake_eval.model import AlternateConfig
 
     same = AlternateConfig(
-        Location("pkg-1.0.whl!/pkg/lib/cmake/pkg/pkg-config.cmake"),
+        Location("pkg-1.0.whl", member="pkg/lib/cmake/pkg/pkg-config.cmake"),
         True,
         _evaluation().aggregates,
         _evaluation().component_variables,

@@ -26,6 +26,7 @@ from tests.material import (
     OLD_CMAKE_VERSION,
     REPO,
     cmake,
+    portable,
     wheel,
 )
 
@@ -43,8 +44,12 @@ WHEELS = [
 
 def _line(d: dict[str, Any]) -> str:
     """One finding per line: stable, reviewable, every field a user sees."""
-    location = d["location"]
-    where = ":".join(str(location[k]) for k in ("path", "line", "column") if k in location)
+    location = dict(d["location"])
+    if "member" in location:
+        location["path"] += "!/" + location.pop("member")
+    where = portable(
+        ":".join(str(location[k]) for k in ("path", "line", "column") if k in location)
+    )
     subject = ",".join(f"{k}={v}" for k, v in sorted(d["subject"].items()))
     waived = f" (waived: {d['waived']['reason']})" if "waived" in d else ""
     return f"{d['code']} {d['severity']} {where} [{subject}] {d['message']}{waived}"

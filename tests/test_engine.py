@@ -27,7 +27,7 @@ class FakeModel:
 
 def _missing(manifest: Manifest, model: FakeModel) -> Iterator[Finding]:
     for name in model.libraries:
-        yield Finding(f"{name} is missing", Location("x.whl!/lib"), Subject(library=name))
+        yield Finding(f"{name} is missing", Location("x.whl", member="lib"), Subject(library=name))
 
 
 def _crash(manifest: Manifest, model: FakeModel) -> Iterator[Finding]:

@@ -79,7 +79,7 @@ def test_one_line_per_finding_round_trips(tmp_path: Path) -> None:
     command, props, message = member
     assert command == "error"
     assert props == {"title": "SL002 rule-crashed"}
-    assert message.startswith(f"{WHEEL}!/executorch/lib/libexecutorch.so: rule SL305 failed")
+    assert message.startswith(f"dist/{WHEEL}!/executorch/lib/libexecutorch.so: rule SL305 failed")
     assert message.endswith("\n100% a bug,\r\nplease report it")
 
     # A waived finding stays visible as a notice with its reason; commas survive in file=.
@@ -145,7 +145,7 @@ def test_real_wheel_annotations_one_line_per_finding(real_report: Report) -> Non
     by_command = {c: sum(1 for p in parsed if p[0] == c) for c in ("error", "warning", "notice")}
     s = real_report.summary()
     assert by_command == {"error": s["errors"], "warning": s["warnings"], "notice": s["infos"]}
-    prefix = real_wheel().name + "!/"
+    prefix = f"{real_wheel()}!/"
     for (_, props, message), d in zip(parsed, real_report.diagnostics, strict=True):
         # Wheel members are not repository files: no file=, the location leads the message.
         assert set(props) == {"title"}

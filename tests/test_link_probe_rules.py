@@ -20,7 +20,7 @@ from shiplint.registry import RULES
 from tests.link_probe_support import probepkg_manifest
 
 MANIFEST = probepkg_manifest()
-CONFIG = Location("probepkg.whl!/probepkg/share/cmake/probepkg-config.cmake")
+CONFIG = Location("probepkg.whl", member="probepkg/share/cmake/probepkg-config.cmake")
 SHIPPED = (
     ("probepkg", "libprobepkg.so"),
     ("probepkg_kernels", "libprobepkg_kernels.so"),

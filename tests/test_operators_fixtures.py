@@ -142,8 +142,7 @@ def test_statuses_of_every_library(colliding: OperatorRegistrations) -> None:
 def test_the_colliding_fixture_is_reported(colliding: OperatorRegistrations) -> None:
     diagnostics = lint(RULES, opreg_manifest(), [colliding])
     found = [
-        (d.code, d.location.path.split("!/")[1], d.subject.library, d.subject.operator)
-        for d in diagnostics
+        (d.code, d.location.member, d.subject.library, d.subject.operator) for d in diagnostics
     ]
     # In the engine's order: by location, then code.
     assert found == [

@@ -64,6 +64,7 @@ def test_registry_named_by_base_or_mangled_name(spelling: str) -> None:
 
 
 def test_unreadable_relocations_make_a_registering_library_not_determined() -> None:
+    from shiplint.diagnostics import Location
     from shiplint.operators.collect import BinaryInput, collect
     from shiplint.operators.model import Status
     from shiplint.platforms import Platform
@@ -73,6 +74,7 @@ def test_unreadable_relocations_make_a_registering_library_not_determined() -> N
     reason = "relocations cannot be read: LiefError: bad"
     model = collect(
         "a.whl",
+        Location("a.whl"),
         Platform("linux", "x86_64"),
         manifest(registries=(REGISTRY,)),
         [

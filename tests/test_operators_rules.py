@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from shiplint.checks import operators as rules
-from shiplint.diagnostics import Finding
+from shiplint.diagnostics import Finding, Location
 from shiplint.manifest.model import Conflict, LibraryKind, Manifest, Ownership, Registry
 from shiplint.operators.model import (
     LibraryRegistrations,
@@ -45,7 +45,7 @@ RUNTIME_LIB = lib(RUNTIME, name="pkg", owner=RUNTIME, owns=("ops",), closure=())
 
 
 def model(*libs: LibraryRegistrations) -> OperatorRegistrations:
-    return OperatorRegistrations("pkg.whl", None, (RUNTIME_LIB, *libs))
+    return OperatorRegistrations("pkg.whl", None, (RUNTIME_LIB, *libs), Location("pkg.whl"))
 
 
 def base_manifest(**owns: Ownership) -> Manifest:
@@ -83,7 +83,7 @@ def test_sl401_names_operator_both_libraries_and_owner() -> None:
     message = found[0].message
     assert "libplugin.so" in message and "libpkg_quant.so" in message
     assert "registry of libpkg.so" in message and "Re-registering q::add.out" in message
-    assert found[0].location.path == f"pkg.whl!/{PLUGIN}"
+    assert found[0].location == Location("pkg.whl", member=PLUGIN)
     assert found[0].subject.library == "plugin"
 
 
@@ -247,7 +247,10 @@ def test_sl404_without_declared_owner_reports_every_owner_of_several() -> None:
     )
     copy = lib(PLUGIN, name="plugin", owner=PLUGIN, owns=("ops",), closure=())
     found = run(rules.unexpected_registry_copy, m, model(copy))
-    assert sorted(f.location.path for f in found) == [f"pkg.whl!/{RUNTIME}", f"pkg.whl!/{PLUGIN}"]
+    assert sorted(f.location.render() for f in found) == [
+        f"pkg.whl!/{RUNTIME}",
+        f"pkg.whl!/{PLUGIN}",
+    ]
     assert run(rules.unexpected_registry_copy, m, model()) == []
 
 

@@ -74,7 +74,7 @@ def member(model: OperatorRegistrations, path: str) -> LibraryRegistrations:
 
 def findings(model: OperatorRegistrations) -> list[tuple[str, str]]:
     return [
-        (d.code, d.location.path.split("!/", 1)[1])
+        (d.code, d.location.member or "")
         for d in lint(RULES, example(), [model], Selection(select=("SL4",)))
     ]
 

@@ -112,12 +112,15 @@ def test_results_point_at_their_rule_and_root_relative_files(tmp_path: Path) -> 
 
     # Inside a wheel: the wheel file is the physical location, the member a logical one.
     loc = member["locations"][0]
-    assert loc["physicalLocation"]["artifactLocation"] == {"uri": WHEEL, "uriBaseId": SRCROOT}
+    assert loc["physicalLocation"]["artifactLocation"] == {
+        "uri": f"dist/{WHEEL}",
+        "uriBaseId": SRCROOT,
+    }
     assert "region" not in loc["physicalLocation"]
     assert loc["logicalLocations"] == [
         {
             "name": "executorch/lib/libexecutorch.so",
-            "fullyQualifiedName": f"{WHEEL}!/executorch/lib/libexecutorch.so",
+            "fullyQualifiedName": f"dist/{WHEEL}!/executorch/lib/libexecutorch.so",
             "kind": "resource",
         }
     ]
@@ -185,15 +188,17 @@ def test_fingerprint_survives_a_new_wheel_version(tmp_path: Path) -> None:
     new_wheel = WHEEL.replace("1.5.1", "1.6.0")
     new = replace(
         old,
-        location=Location(old.location.path.replace(WHEEL, new_wheel)),
+        location=replace(old.location, path=old.location.path.replace(WHEEL, new_wheel)),
         subject=Subject(library="executorch", artifact=new_wheel),
     )
     other_platform = replace(
         old,
-        location=Location(old.location.path.replace("x86_64", "aarch64")),
+        location=replace(old.location, path=old.location.path.replace("x86_64", "aarch64")),
         subject=Subject(library="executorch", artifact=WHEEL.replace("x86_64", "aarch64")),
     )
+    elsewhere = replace(old, location=replace(old.location, path=f"/tmp/build/{WHEEL}"))
     assert fingerprint(old, tmp_path) == fingerprint(new, tmp_path)
+    assert fingerprint(old, tmp_path) == fingerprint(elsewhere, tmp_path)
     assert fingerprint(old, tmp_path) != fingerprint(other_platform, tmp_path)
     # ...and to a newer CMake.
     on_old = replace(old, subject=Subject(variable="V", cmake_version="3.24.3"))
@@ -243,13 +248,14 @@ def test_real_wheel_sarif_validates_and_keeps_every_finding(
     for result in found:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
-        assert artifact == {"uri": name, "uriBaseId": SRCROOT}
+        # The wheel lies outside the checked root: an absolute file URI.
+        assert artifact == {"uri": real_wheel().as_uri()}
         assert result["properties"]["subject"]["artifact"] == name
     prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in found]
     assert len(set(prints)) == len(prints)
     (config,) = (r for r in found if r["ruleId"] == "SL102")
     assert config["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == (
-        f"{name}!/executorch/share/cmake/executorch-config.cmake"
+        f"{real_wheel()}!/executorch/share/cmake/executorch-config.cmake"
     )
     assert config["level"] == "error"
     assert "backend_qnn" in config["message"]["text"]

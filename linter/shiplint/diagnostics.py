@@ -38,28 +38,55 @@ def parse_fail_on(text: str) -> Severity | None:
     return None if text.lower() == "none" else Severity.parse(text)
 
 
+# How a location inside an artifact is written in text: `dist/x.whl!/lib/libx.so`.
+MEMBER_SEPARATOR = "!/"
+
+
 @dataclass(frozen=True, order=True)
 class Location:
-    """Where a diagnostic points.
+    """Where a diagnostic points: a file, and inside an artifact the member.
 
-    `path` is relative to the checked root for sources, and `<artifact>!/<member>`
-    for a file inside an archive. Line and column are 1-based when known.
+    `path` is the file on disk: relative to the checked root for sources, and for
+    an artifact as the user gave it (relative to the root when it lies under it,
+    absolute otherwise). `member` is the file inside the artifact at `path`, when
+    the place is one. Line and column are 1-based when known (of the member when
+    there is one).
     """
 
     path: str
     line: int | None = None
     column: int | None = None
+    member: str | None = None
+
+    def within(self, member: str) -> Location:
+        """The location of `member` inside the artifact at this location's path."""
+        return Location(self.path, member=member)
+
+    def at(self, line: int | None, column: int | None = None) -> Location:
+        return Location(self.path, line, column, self.member)
+
+    @property
+    def file(self) -> str:
+        """The path and member as text, without line and column: `dist/x.whl!/lib/libx.so`."""
+        if self.member is None:
+            return self.path
+        return f"{self.path}{MEMBER_SEPARATOR}{self.member}"
 
     def render(self) -> str:
-        parts = [self.path]
+        parts = [self.file]
         if self.line is not None:
             parts.append(str(self.line))
             if self.column is not None:
                 parts.append(str(self.column))
         return ":".join(parts)
 
+    def sort_key(self) -> tuple[str, str, int, int]:
+        return (self.path, self.member or "", self.line or 0, self.column or 0)
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path}
+        if self.member is not None:
+            out["member"] = self.member
         if self.line is not None:
             out["line"] = self.line
         if self.column is not None:
@@ -117,9 +144,8 @@ class Diagnostic:
     def counts(self) -> bool:
         return self.waived is None
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        loc = self.location
-        return (loc.path, loc.line or 0, loc.column or 0, self.code, self.message)
+    def sort_key(self) -> tuple[str, str, int, int, str, str]:
+        return (*self.location.sort_key(), self.code, self.message)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -101,7 +101,7 @@ def _each_artifact(
     for path in request.artifacts:
         progress.step(f"reading {path.name}")
         # Closed after every area has read it: a run over many artifacts holds one open.
-        with open_artifact(path) as tree:
+        with open_artifact(path, request.shown(path)) as tree:
             models.extend(_areas_of_one_artifact(tree, reader, request, manifest, progress))
     return models
 

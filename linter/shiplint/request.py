@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,15 @@ class RunRequest:
     def build_timeout(self) -> float:
         """The link probe also compiles and links consumers."""
         return self.cmake_timeout if self.cmake_timeout is not None else BUILD_TIMEOUT
+
+    def shown(self, artifact: Path) -> str:
+        """How reports name an artifact's file: relative to the root when it lies under
+        it (a file of the repository, as code scanning needs), absolute otherwise."""
+        given, root = Path(os.path.abspath(artifact)), Path(os.path.abspath(self.root))
+        for path, base in ((given, root), (given.resolve(), root.resolve())):
+            if path.is_relative_to(base):
+                return path.relative_to(base).as_posix()
+        return str(given)
 
     def wants(self, *areas: str) -> bool:
         """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""

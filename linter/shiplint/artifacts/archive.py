@@ -30,6 +30,7 @@ from types import TracebackType
 from typing import IO
 
 from shiplint.artifacts.paths import join_within
+from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, platform_from_wheel_tag
 
 # No shipped library comes near this; a member larger than this is refused
@@ -83,7 +84,7 @@ class MemberError(ArtifactError):
     """One member cannot be read (too large, corrupt, encrypted). `member` names it."""
 
     def __init__(self, path: Path | str, member: str, reason: str) -> None:
-        super().__init__(f"{path}!/{member}", reason)
+        super().__init__(Location(str(path), member=member).file, reason)
         self.artifact = str(path)
         self.member = member
 
@@ -165,7 +166,10 @@ class ArtifactTree(ABC):
         self.path = path
         # "wheel", "zip", "tar" or "directory".
         self.kind = kind
+        # How messages and subjects name it: the file name.
         self.label = path.name
+        # How locations name it: the path as the user gave it (see `open_artifact`).
+        self.shown = str(path)
         self.platform: Platform | None = _wheel_platform(path) if kind == "wheel" else None
         self._rejected: list[Rejected] = []
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
@@ -216,9 +220,10 @@ class ArtifactTree(ABC):
             except _READ_ERRORS as exc:
                 raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
-    def location(self, name: str) -> str:
-        """How a diagnostic names the member: `<artifact>!/<member>`."""
-        return f"{self.label}!/{name}"
+    def location(self, name: str | None = None) -> Location:
+        """Where a diagnostic points for the member `name`, or for the whole artifact."""
+        where = Location(self.shown)
+        return where if name is None else where.within(name)
 
     def _read_bounded(self, name: str, limit: int) -> bytes:
         chunks: list[bytes] = []
@@ -585,9 +590,18 @@ _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz
 ARCHIVE_SUFFIXES = (".whl", ".zip", *_TAR_SUFFIXES)
 
 
-def open_artifact(path: Path | str) -> ArtifactTree:
-    """Open a wheel/zip, a tar archive or a directory. Raises ArtifactError when it cannot."""
-    path = Path(path)
+def open_artifact(path: Path | str, shown: str | None = None) -> ArtifactTree:
+    """Open a wheel/zip, a tar archive or a directory. Raises ArtifactError when it cannot.
+
+    `shown` is the artifact's path in reports (the CLI gives it relative to the
+    checked root); the path as given when None."""
+    tree = _open(Path(path))
+    if shown is not None:
+        tree.shown = shown
+    return tree
+
+
+def _open(path: Path) -> ArtifactTree:
     if path.is_dir():
         return DirectoryTree(path)
     if not path.exists():

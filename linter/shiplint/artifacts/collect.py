@@ -66,6 +66,7 @@ def collect_artifact(
     copied = {copy for copy, _ in copies}
     return ArtifactModel(
         label=tree.label,
+        path=tree.shown,
         kind=tree.kind,
         platform=platform,
         platform_source=source,

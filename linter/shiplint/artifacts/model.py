@@ -40,7 +40,10 @@ class Unreadable:
 
 @dataclass(frozen=True)
 class ArtifactModel:
+    # The artifact's file name: how messages and subjects name it.
     label: str
+    # Its path as locations name it (relative to the checked root when under it).
+    path: str
     # "wheel", "zip", "tar" or "directory".
     kind: str
     platform: Platform | None
@@ -65,8 +68,10 @@ class ArtifactModel:
     def copies_of(self, member: str) -> tuple[str, ...]:
         return tuple(copy for copy, kept in self.copies if kept == member)
 
-    def location(self, member: str) -> Location:
-        return Location(f"{self.label}!/{member}")
+    def location(self, member: str | None = None) -> Location:
+        """Where a finding points: the member `name`, or the whole artifact."""
+        where = Location(self.path)
+        return where if member is None else where.within(member)
 
     def binary(self, member: str | None) -> BinaryRecord | None:
         return None if member is None else self._index.get(member)

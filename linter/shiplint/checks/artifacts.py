@@ -20,7 +20,7 @@ from shiplint.artifacts.linkage import (
 )
 from shiplint.artifacts.model import ArtifactModel, LibraryFile
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
-from shiplint.diagnostics import Finding, Location, Subject
+from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.plural import counted
 from shiplint.rule import Rule
@@ -664,7 +664,7 @@ def unsafe_member(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]
     for rejected in model.rejected:
         yield Finding(
             message=f"{_noun(model)} holds {rejected.member!r}: {rejected.reason}",
-            location=Location(f"{model.label}!/{rejected.member}"),
+            location=model.location(rejected.member),
             subject=Subject(artifact=model.label),
             hint="Rebuild the archive from a clean install tree; it was not read.",
         )
@@ -678,7 +678,7 @@ def unknown_platform(manifest: Manifest, model: ArtifactModel) -> Iterator[Findi
                 f"{_noun(model)} has no wheel platform tag and no binary that names an OS: "
                 "the libraries the manifest places per platform were not checked"
             ),
-            location=Location(model.label),
+            location=model.location(),
             subject=Subject(artifact=model.label),
             hint="Check a platform wheel, or an install tree that holds its libraries.",
         )

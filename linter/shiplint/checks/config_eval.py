@@ -522,7 +522,7 @@ def config_missing_from_artifact(manifest: Manifest, model: MissingConfig) -> It
     yield Finding(
         message=f"the artifact holds no {manifest.cmake.package} CMake config in "
         f"{', '.join(model.searched)}",
-        location=Location(model.label),
+        location=model.location,
         subject=Subject(artifact=model.label),
         hint="Install the config into one of the manifest's cmake.installed_config_dirs, "
         "or correct the manifest.",

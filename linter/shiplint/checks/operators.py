@@ -25,7 +25,7 @@ _SHOWN = 5
 
 
 def _location(model: OperatorRegistrations, lib: LibraryRegistrations) -> Location:
-    return Location(model.location_path(lib.member))
+    return model.location(lib.member)
 
 
 def _subject(

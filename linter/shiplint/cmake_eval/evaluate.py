@@ -106,11 +106,12 @@ def evaluate_artifact(
 ) -> list[object]:
     member = find_config(manifest, tree.names())
     if member is None:
-        return [MissingConfig(tree.label, platform, manifest.cmake.installed_config_dirs)]
+        searched = manifest.cmake.installed_config_dirs
+        return [MissingConfig(tree.label, platform, searched, tree.location())]
     with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
         work = Path(tmp)
         layout = layout_artifact(tree, manifest, platform, member, work / "tree")
-        what = _Input(Mode.ARTIFACT, tree.label, platform, Location(f"{tree.label}!/{member}"), ())
+        what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
         evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
     return [
         *evaluations,
@@ -273,7 +274,7 @@ def evaluate_once(
             alternate_found = raw.variables.get(f"{package}_FOUND", (False, ""))
             alternates.append(
                 AlternateConfig(
-                    Location(layout.display(member)),
+                    layout.location(member),
                     alternate_found[0] and truthy(alternate_found[1]),
                     *_published(raw, manifest, layout.platform, present, written),
                 )
@@ -468,6 +469,6 @@ def _failure(
             "error", f"CMake exited with {outcome.returncode}: {tail}", layout.config_location
         )
     location = error_location(
-        error, mapper, probe.source_dir, layout.config_location, layout.display
+        error, mapper, probe.source_dir, layout.config_location, layout.location
     )
     return Failure("error", mapper.text(error.message), location)

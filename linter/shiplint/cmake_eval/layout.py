@@ -37,6 +37,8 @@ class Tree(Protocol):
 
     def read(self, name: str, limit: int = ...) -> bytes: ...
 
+    def location(self, name: str | None = None) -> Location: ...
+
 
 @dataclass(frozen=True)
 class ConfigureIn:
@@ -64,14 +66,14 @@ class Layout:
     # Tree members that stand for a repository file (source mode): member -> repo path.
     sources: tuple[tuple[str, str], ...] = ()
 
-    def display(self, member: str) -> str:
-        """How a finding names a file of the tree."""
+    def location(self, member: str) -> Location:
+        """Where a finding about a file of the tree points."""
         for tree_member, repo_path in self.sources:
             if tree_member == member:
-                return repo_path
+                return Location(repo_path)
         if self.mode is Mode.ARTIFACT:
-            return f"{self.label}!/{member}"
-        return member
+            return self.config_location.within(member)
+        return Location(member)
 
 
 def config_file_names(package: str) -> tuple[str, ...]:
@@ -133,9 +135,7 @@ def layout_artifact(
             try:
                 data = tree.read(name, CONFIG_READ_LIMIT)
             except MemberError as exc:
-                return Failure(
-                    "error", f"cannot read {name}: {exc}", Location(f"{tree.label}!/{name}")
-                )
+                return Failure("error", f"cannot read {name}: {exc}", tree.location(name))
             with open(target, "wb") as stream:
                 stream.write(data)
         else:
@@ -146,7 +146,7 @@ def layout_artifact(
         platform=platform,
         root=dest,
         config_dir=dest / config_dir,
-        config_location=Location(f"{tree.label}!/{config_member}"),
+        config_location=tree.location(config_member),
         shipped=shipped_libraries(manifest, platform, names),
         alternates=tuple(
             (member, dest / posixpath.dirname(member))

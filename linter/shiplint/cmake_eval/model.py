@@ -225,6 +225,8 @@ class MissingConfig:
     label: str
     platform: Platform
     searched: tuple[str, ...]
+    # The artifact's own location.
+    location: Location
 
 
 @dataclass(frozen=True)

@@ -149,7 +149,7 @@ def error_location(
     mapper: PathMapper,
     probe: Path,
     fallback: Location,
-    display: Callable[[str], str],
+    locate: Callable[[str], Location],
 ) -> Location:
     """Where the error points, as the user sees the file (member or repo path)."""
     if error.file is None:
@@ -159,4 +159,4 @@ def error_location(
     if member is None:
         # The probe's own find_package call: the config is what failed.
         return fallback
-    return Location(display(member), error.line)
+    return locate(member).at(error.line)

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from shiplint.artifacts.archive import ArtifactError
+from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 
@@ -27,7 +28,7 @@ class Tree(Protocol):
 
     def read(self, name: str, limit: int = ...) -> bytes: ...
 
-    def location(self, name: str) -> str: ...
+    def location(self, name: str | None = None) -> Location: ...
 
 
 class LayoutError(Exception):
@@ -112,7 +113,7 @@ def lay_out(tree: Tree, manifest: Manifest, platform: Platform, dest: Path) -> L
         try:
             target.write_bytes(tree.read(member))
         except (ArtifactError, OSError) as exc:
-            raise LayoutError(f"cannot extract {tree.location(member)}: {exc}") from exc
+            raise LayoutError(f"cannot extract {tree.location(member).file}: {exc}") from exc
     root = manifest.cmake.package_root.strip("/")
     for directory in manifest.cmake.required_dirs:
         (dest / root / directory.strip("/")).mkdir(parents=True, exist_ok=True)

@@ -63,13 +63,13 @@ def probe_artifact(
         return [_not_probed_platform(tree, platform, host)]
     toolchain = find_toolchain()
     if isinstance(toolchain, str):
-        return [ProbeUnavailable(tree.label, toolchain, Location(tree.label))]
+        return [ProbeUnavailable(tree.label, toolchain, tree.location())]
     if host.os not in AS_NEEDED:
         reason = f"the link probe cannot read consumers linked on {host}"
-        return [ProbeUnavailable(tree.label, reason, Location(tree.label))]
+        return [ProbeUnavailable(tree.label, reason, tree.location())]
     if not options.cmake:
         reason = "no CMake configured (`cmake` in [tool.shiplint] or --cmake)"
-        return [ProbeUnavailable(tree.label, reason, Location(tree.label))]
+        return [ProbeUnavailable(tree.label, reason, tree.location())]
     with tempfile.TemporaryDirectory(prefix="shiplint-link-probe-") as tmp:
         return _probe_in(Path(tmp), tree, platform, host, manifest, toolchain, options)
 
@@ -79,7 +79,7 @@ def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotP
         artifact=tree.label,
         reason=NotProbedReason.OTHER_PLATFORM,
         detail=f"the artifact is for {platform} and this host links for {host}",
-        location=Location(tree.label),
+        location=tree.location(),
     )
 
 
@@ -95,8 +95,8 @@ def _probe_in(
     try:
         layout = lay_out(tree, manifest, platform or host, tmp / "package")
     except LayoutError as exc:
-        return [ProbeUnavailable(tree.label, str(exc), Location(tree.label))]
-    config = Location(tree.location(layout.config_member))
+        return [ProbeUnavailable(tree.label, str(exc), tree.location())]
+    config = tree.location(layout.config_member)
     if not _linkable(manifest, layout):
         detail = (
             "the artifact ships none of the manifest's runtime or component libraries "

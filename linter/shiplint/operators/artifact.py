@@ -58,7 +58,7 @@ def operator_models(
             inputs.append(BinaryInput(facts, library, None, pointers.unreadable))
         else:
             inputs.append(BinaryInput(facts, library, pointers))
-    return [collect(artifact.label, artifact.platform, manifest, inputs)]
+    return [collect(artifact.label, artifact.location(), artifact.platform, manifest, inputs)]
 
 
 def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest) -> LinkFacts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.operators.model import (
     LibraryRegistrations,
@@ -30,13 +31,14 @@ class BinaryInput:
 
 def collect(
     artifact: str,
+    where: Location,
     platform: Platform | None,
     manifest: Manifest,
     binaries: Sequence[BinaryInput],
 ) -> OperatorRegistrations:
     resolver = Resolver(b.facts for b in binaries)
     libraries = tuple(_library(manifest, resolver, b) for b in sorted(binaries, key=_member))
-    return OperatorRegistrations(artifact, platform, libraries)
+    return OperatorRegistrations(artifact, platform, libraries, where)
 
 
 def _member(binary: BinaryInput) -> str:

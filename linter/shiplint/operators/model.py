@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
 
 
@@ -87,12 +88,14 @@ class LibraryRegistrations:
 class OperatorRegistrations:
     """Every binary of one artifact with what it registers, the input of the SL4xx rules."""
 
+    # The artifact's file name (how subjects name it) and its location in reports.
     artifact: str
     platform: Platform | None
     libraries: tuple[LibraryRegistrations, ...]
+    where: Location
 
-    def location_path(self, member: str) -> str:
-        return f"{self.artifact}!/{member}"
+    def location(self, member: str) -> Location:
+        return self.where.within(member)
 
     def by_member(self, member: str) -> LibraryRegistrations | None:
         return next((lib for lib in self.libraries if lib.member == member), None)

@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from shiplint.diagnostics import Diagnostic, Location, Severity, Subject, parse_fail_on
+from shiplint.diagnostics import (
+    MEMBER_SEPARATOR,
+    Diagnostic,
+    Location,
+    Severity,
+    Subject,
+    parse_fail_on,
+)
 from shiplint.report import FORMATS, reporter
 from shiplint.report.model import Report
 
@@ -57,11 +64,19 @@ def _diagnostic(raw: dict[str, Any]) -> Diagnostic:
         slug=raw["slug"],
         severity=Severity.parse(raw["severity"]),
         message=raw["message"],
-        location=Location(loc["path"], loc.get("line"), loc.get("column")),
+        location=_location(loc),
         subject=Subject(**raw.get("subject", {})),
         hint=raw.get("hint"),
         waived=waived["reason"] if waived is not None else None,
     )
+
+
+def _location(raw: dict[str, Any]) -> Location:
+    path, member = raw["path"], raw.get("member")
+    if member is None and MEMBER_SEPARATOR in path:
+        # A report of an older shiplint wrote the member into the path.
+        path, _, member = path.partition(MEMBER_SEPARATOR)
+    return Location(path, raw.get("line"), raw.get("column"), member)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

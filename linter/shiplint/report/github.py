@@ -8,8 +8,8 @@ A waived diagnostic is still one line, as a `::notice` whose title ends in
 what the manifest excuses without it counting as a failure.
 
 `file=` is set only for a file of the checked tree (GitHub can attach the
-annotation to it); a finding about an artifact (`wheel.whl`, or a member
-`wheel.whl!/member`) names it at the start of its message instead, since
+annotation to it); a finding about an artifact (`dist/wheel.whl`, or a member
+`dist/wheel.whl!/member`) names it at the start of its message instead, since
 artifacts are built, not committed. The hint follows the message on its own line.
 
 Escaping follows the Actions toolkit (`@actions/core` command.ts): in the message

@@ -1,9 +1,9 @@
 """How the machine-read reporters (SARIF, GitHub annotations) name a diagnostic's place.
 
-A `Location.path` is repo-relative for sources and `<artifact>!/<member>` inside an
-archive (docs/architecture.md). Code scanning and annotations can only point at
-files of the repository, so an archive member is split into the archive file (the
-thing that exists on disk) and the member inside it (a logical name).
+Code scanning and annotations can only point at files of the repository. A
+`Location` already says which file is on disk (`path`) and which member inside
+an artifact it is (`member`); this decides whether that file is one of the
+checked tree, relative to the root.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from shiplint.diagnostics import Location
-
-ARCHIVE_SEPARATOR = "!/"
+from shiplint.diagnostics import MEMBER_SEPARATOR, Location
 
 # A wheel file name: {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (PEP 427).
 _WHEEL = re.compile(
@@ -29,20 +27,19 @@ class Place:
     # The member inside an archive, when the location is one.
     member: str | None
     relative: bool
-    # The file is a checked artifact (named by its file name, wherever it was
-    # given), not a file of the checked tree.
+    # The file is a checked artifact (built, not committed), not a file of the checked tree.
     artifact: bool
 
 
 def place(location: Location, root: Path, artifact: str | None = None) -> Place:
-    """Where `location` is; `artifact` is the diagnostic's subject artifact, if any."""
-    path, sep, member = location.path.partition(ARCHIVE_SEPARATOR)
-    file, relative = _relative(path, root)
+    """Where `location` is; `artifact` is the diagnostic's subject artifact (a file name)."""
+    file, relative = _relative(location.path, root)
     return Place(
         file=file,
-        member=member if sep else None,
+        member=location.member,
         relative=relative,
-        artifact=bool(sep) or (artifact is not None and path == artifact),
+        artifact=location.member is not None
+        or (artifact is not None and PurePosixPath(file).name == artifact),
     )
 
 
@@ -56,13 +53,21 @@ def _relative(path: str, root: Path) -> tuple[str, bool]:
         return str(pure), False
 
 
+def identity(location: Location, artifact: str | None = None) -> str:
+    """The location as a finding's identity: an artifact by its versionless file name
+    (wherever it was built, whichever release), with the member; a file of the tree
+    by its path."""
+    where = place(location, Path("."), artifact)
+    if not where.artifact:
+        return location.path
+    name = versionless(PurePosixPath(where.file).name)
+    return name if location.member is None else f"{name}{MEMBER_SEPARATOR}{location.member}"
+
+
 def versionless(name: str) -> str:
-    """A wheel file name (alone or as the archive of `<wheel>!/<member>`) with its
-    version replaced by `*`, so a finding keeps its identity from one release of
-    the wheel to the next; other names unchanged."""
-    archive, sep, member = name.partition(ARCHIVE_SEPARATOR)
-    if sep:
-        return versionless(archive) + sep + member
+    """A wheel file name (or a path ending in one) with its version replaced by `*`, so
+    a finding keeps its identity from one release of the wheel to the next; other
+    names unchanged."""
     base = PurePosixPath(name).name
     match = _WHEEL.match(base)
     if match is None:

@@ -5,11 +5,13 @@ Choices worth knowing:
   fired), so `ruleIndex` and the rule help are there for any result.
 - URIs are relative to `%SRCROOT%`, the checked root, which `originalUriBaseIds`
   states as a file URI. A path outside the root becomes an absolute file URI.
-- A finding inside an archive (`wheel.whl!/member`) points at the archive file;
-  the member is a logical location (`fullyQualifiedName` `wheel.whl!/member`)
-  and a result property, because code scanning can only show repository files.
+- A finding inside an archive points at the archive file (its path as given,
+  e.g. `dist/wheel.whl`); the member is a logical location (`fullyQualifiedName`
+  `dist/wheel.whl!/member`) and a result property, because code scanning can only
+  show repository files.
 - `partialFingerprints["shiplint/v1"]` hashes code, subject and path, never the
-  line or the message, so an alert survives unrelated edits; wheel versions and
+  line or the message, so an alert survives unrelated edits; an artifact counts by
+  its file name (not the directory it was built in), and wheel versions and
   the subject's CMake version are left out, so an alert carries over to the next
   release of the wheel and to a newer CMake on the same route.
   Identical keys within one run get an occurrence number.
@@ -27,7 +29,7 @@ from urllib.parse import quote
 
 from shiplint.catalogue import RuleDoc, catalogue
 from shiplint.diagnostics import Diagnostic, Severity
-from shiplint.report.locations import place, versionless
+from shiplint.report.locations import identity, place, versionless
 from shiplint.report.model import Report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -110,7 +112,7 @@ def _result(
         properties["subject"] = subject
     if diagnostic.hint:
         properties["hint"] = diagnostic.hint
-    member = place(diagnostic.location, report.root).member
+    member = diagnostic.location.member
     if member is not None:
         # The region would be a line of the archive file; keep the member's line here.
         properties["archiveMember"] = member
@@ -141,7 +143,7 @@ def _location(report: Report, diagnostic: Diagnostic) -> dict[str, Any]:
     out: dict[str, Any] = {"physicalLocation": physical}
     if where.member is not None:
         out["logicalLocations"] = [
-            {"name": where.member, "fullyQualifiedName": loc.path, "kind": "resource"}
+            {"name": where.member, "fullyQualifiedName": loc.file, "kind": "resource"}
         ]
     return out
 
@@ -156,9 +158,8 @@ def _fingerprints(diagnostics: tuple[Diagnostic, ...]) -> list[str]:
             # Bumping CI's CMake must not turn every config finding into a new alert.
             if k != "cmake_version"
         }
-        key = json.dumps(
-            [d.code, subject, versionless(d.location.path)], sort_keys=True, ensure_ascii=False
-        )
+        where = identity(d.location, d.subject.artifact)
+        key = json.dumps([d.code, subject, where], sort_keys=True, ensure_ascii=False)
         seen[key] += 1
         digest = hashlib.sha256(key.encode()).hexdigest()[:32]
         # A second finding with the same key in one run still needs its own alert.
