@@ -68,9 +68,8 @@ def wheel_models(et_manifest: Manifest, both_routes: list[str]) -> dict[str, lis
 
 
 def _render(diagnostics: Sequence[Diagnostic]) -> str:
-    REPO,
-    cmake,
-    portable,
+    """The text report a user sees for these findings."""
+    return portable(render_text(Report(tuple(diagnostics), Severity.ERROR, REPO)))
 
 
 def _evaluations(models: list[object]) -> list[ConfigEvaluation]:

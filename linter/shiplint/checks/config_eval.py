@@ -24,7 +24,7 @@ from shiplint.cmake_eval.model import (
     RouteCoverage,
 )
 from shiplint.cmake_eval.resolve import retains
-from shiplint.diagnostics import Finding, Location, Subject
+from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Aggregate, Manifest
 from shiplint.plural import counted, noun
 from shiplint.rule import Rule
