@@ -1,6 +1,6 @@
 """The link probe on the real ExecuTorch 1.5.1 wheels, with real g++ and CMake 3.24.3 + 4.4.5.
 
-The acceptance of issue 8: a consumer naming kernels_quantized keeps
+What the probe exists to show: a consumer naming kernels_quantized keeps
 libexecutorch_kernels_quantized.so; a consumer of EXECUTORCH_LIBRARIES depends on
 the CPU kernels and not on the quantized ones, on both routes. Everything else the
 probe reports is pinned in tests/golden/link_probe/ and explained in

@@ -231,7 +231,7 @@ def test_unreadable_input_is_a_reason_not_a_crash(data: bytes, reason: str) -> N
     assert pointers.slots == ()
 
 
-def test_the_artifact_model_of_issue_3_is_used_as_given(
+def test_the_artifact_model_the_binary_area_built_is_used_as_given(
     libs: dict[str, Path], tmp_path: Path
 ) -> None:
     from dataclasses import replace

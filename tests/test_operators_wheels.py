@@ -1,7 +1,7 @@
 """Operator registrations on the real ExecuTorch wheels, with the example manifest.
 
 Every figure here is pinned from the wheels themselves (docs/findings/operators.md
-explains each finding). The acceptance figures of issue 6: in 1.5.1 Linux x86_64,
+explains each finding). The figures that matter most: in 1.5.1 Linux x86_64,
 libexecutorch_kernels_quantized.so registers 19 quantized_decomposed operators
 into libexecutorch.so's registry, the export plugin none, and nothing collides;
 in 1.4.1 the plugin's own 19 registrations are found.

@@ -50,7 +50,7 @@ def collect_models(
 
 
 def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) -> SourceModel:
-    """Issue 5: CMake sources and build declarations under request.root."""
+    """CMake sources and build declarations under request.root."""
     from shiplint.sources.collect import read_sources
 
     progress.step(f"reading CMake sources and build declarations under {request.root}")
@@ -60,7 +60,7 @@ def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) 
 def _config_source_models(
     request: RunRequest, manifest: Manifest, progress: Progress, project: CMakeProject | None
 ) -> list[object]:
-    """Issue 4: the config's source evaluated with each CMake, per manifest platform, in a
+    """The config's source evaluated with each CMake, per manifest platform, in a
     tree that also holds what the project's install(EXPORT)s would install beside it (the
     walk is the SL2 run's when there is one, so the sources are read once)."""
     if manifest.cmake.config_source is None:
@@ -141,7 +141,7 @@ def _areas_of_one_artifact(
 def _binary_models(
     tree: ArtifactTree, reader: BinaryReader, manifest: Manifest, progress: Progress
 ) -> list[object]:
-    """Issue 3: the artifact's listing and the binaries the rules need (one ArtifactModel)."""
+    """The artifact's listing and the binaries the rules need (one ArtifactModel)."""
     from shiplint.artifacts.collect import collect_artifact
 
     progress.step(f"reading the binaries of {tree.label}")
@@ -151,7 +151,7 @@ def _binary_models(
 def _config_artifact_models(
     tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[object]:
-    """Issue 4: the installed config evaluated with each CMake, as the artifact's platform."""
+    """The installed config evaluated with each CMake, as the artifact's platform."""
     from shiplint.cmake_eval import evaluate_artifact
     from shiplint.cmake_eval.platform_guess import artifact_platform
 
@@ -169,7 +169,7 @@ def _operator_models(
     manifest: Manifest,
     progress: Progress,
 ) -> list[object]:
-    """Issue 6: registries and registered operators, from the binaries read for issue 3."""
+    """Registries and registered operators, from the binaries the binary area read."""
     from shiplint.operators.artifact import operator_models
 
     progress.step(f"reading operator registrations in {tree.label}")
@@ -183,7 +183,7 @@ def _link_probe_models(
     manifest: Manifest,
     progress: Progress,
 ) -> list[object]:
-    """Issue 8: consumers built against the artifact's package (host platform only)."""
+    """Consumers built against the artifact's package (host platform only)."""
     from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 
     options = ProbeOptions(

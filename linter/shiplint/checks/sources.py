@@ -195,8 +195,8 @@ def component_never_built(manifest: Manifest, model: SourceModel) -> Iterator[Fi
             "target it builds links or depends on it",
             location=defs[0].location,
             subject=_subject(library, component),
-            hint=f"Request it explicitly (`--target {target}` in setup.py, build.targets, a "
-            "preset's targets): nothing else in the package links it.",
+            hint=f"Request {target} explicitly in the build ({declared}: its target list, "
+            "`--target`, a preset's targets): nothing else in the package links it.",
         )
 
 

@@ -1,4 +1,4 @@
-"""The link probe (issue 8): build tiny consumers of an artifact's package with the host
+"""The link probe: build tiny consumers of an artifact's package with the host
 compiler and each configured CMake, and read what stays in their NEEDED.
 
 `probe.probe_artifact` is the entry point (called from `shiplint.pipeline` when the run

@@ -1,6 +1,6 @@
 """The operators part of reading one artifact: link facts and kernel tables per binary.
 
-Called from `shiplint.pipeline` with the models issue 3 produced: the binaries,
+Called from `shiplint.pipeline` with the models the binary area produced: the binaries,
 their placement as manifest libraries and the platform come from its
 `ArtifactModel`, NEEDED resolution from its `linkage`, so both areas see the
 same loader. Reads nothing when the manifest names no registry (without one, no
@@ -40,7 +40,7 @@ def operator_models(
     from shiplint.artifacts.worker import IN_PROCESS
 
     artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)
-    if artifact is None:  # called without issue 3's model: read it the same way
+    if artifact is None:  # called without the binary area's model: read it the same way
         artifact = collect_artifact(tree, manifest, reader or IN_PROCESS)
     loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
     inputs: list[BinaryInput] = []
