@@ -122,3 +122,30 @@ def test_rule_codes_are_the_registered_rules() -> None:
 )
 def test_one_answer_to_which_patterns_name_a_rule(pattern: str, names: bool) -> None:
     assert unknown_patterns([pattern], rule_codes()) == ([] if names else [pattern])
+
+
+# The rule modules whose imports are checked; the artifact rules still import the
+# binary area's placement and linkage helpers (their link graph moves to the model).
+_MODEL_ONLY_RULE_MODULES = ("config_eval", "link_probe", "meta", "operators", "sources")
+# What a rule may import besides model modules (`shiplint.<area>.model`).
+_RULE_IMPORTS = {
+    "shiplint.diagnostics",
+    "shiplint.engine_models",
+    "shiplint.manifest.model",
+    "shiplint.plural",
+    "shiplint.rule",
+}
+
+
+@pytest.mark.parametrize("module", _MODEL_ONLY_RULE_MODULES)
+def test_rules_import_models_never_builders(module: str) -> None:
+    import ast
+
+    path = REPO / "linter" / "shiplint" / "checks" / f"{module}.py"
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("shiplint")
+    }
+    builders = {m for m in imported if m not in _RULE_IMPORTS and not m.endswith(".model")}
+    assert not builders, f"checks/{module}.py imports {sorted(builders)}"

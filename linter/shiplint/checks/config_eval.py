@@ -23,7 +23,6 @@ from shiplint.cmake_eval.model import (
     ResolvedVariable,
     RouteCoverage,
 )
-from shiplint.cmake_eval.resolve import retains
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Aggregate, Manifest
 from shiplint.plural import counted, noun
@@ -296,7 +295,7 @@ def registration_library_not_retained(
         owner = manifest.owner_of(target.component) if target.component else None
         if owner is None or owner.name not in registering:
             continue
-        if not retains(target.link_options, target.location):
+        if not target.retained:
             yield Finding(
                 message=f"{target.name} reaches consumers without --no-as-needed on {_on(ev)}: "
                 f"its INTERFACE_LINK_OPTIONS ({'; '.join(target.link_options) or 'none'}) do "

@@ -12,8 +12,15 @@ from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Library, Manifest, Mark
 from shiplint.plural import counted
 from shiplint.rule import Rule
-from shiplint.sources.model import Conditions, OutputName, PackagingEntry, SourceModel, TargetDef
-from shiplint.sources.packaging import PackagingIndex, name_matches
+from shiplint.sources.model import (
+    Conditions,
+    OutputName,
+    PackagingEntry,
+    PackagingIndex,
+    SourceModel,
+    TargetDef,
+    name_matches,
+)
 
 _LIBRARY_KINDS = ("library", "imported", "alias")
 

@@ -9,10 +9,45 @@ compares these facts with the manifest.
 from __future__ import annotations
 
 import enum
+import posixpath
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
+
+# A file name a linker takes as a library, and the prefixes that pass an option through.
+LIBRARY_FILE = re.compile(r"\.(so(\.\d+)*|dylib|dll|lib|a|tbd)$")
+OPTION_PREFIXES = ("-Wl,", "LINKER:", "SHELL:")
+
+
+def option_parts(item: str) -> list[str]:
+    for prefix in OPTION_PREFIXES:
+        if item.startswith(prefix):
+            return [p for p in item[len(prefix) :].split(",") if p]
+    return [item]
+
+
+def retains(options: Iterable[str], location: str | None) -> bool:
+    """True when the link options keep `location` on the link line under --as-needed.
+
+    Either a `--no-as-needed` option naming this very library (the scoped
+    push-state form), or one that names no library at all (it then applies to
+    everything after it, this library included).
+    """
+    for option in options:
+        parts = option_parts(option)
+        if "--no-as-needed" not in parts:
+            continue
+        paths = [p for p in parts if "/" in p or LIBRARY_FILE.search(p)]
+        if not paths:
+            return True
+        if location is not None and any(
+            posixpath.basename(p) == posixpath.basename(location) for p in paths
+        ):
+            return True
+    return False
 
 
 class Mode(enum.Enum):
@@ -77,6 +112,12 @@ class ImportedTarget:
     # Absolute paths outside the package in its link interface that the config files
     # spell out verbatim: written on the machine that built the package.
     build_machine_paths: tuple[str, ...] = ()
+
+    @property
+    def retained(self) -> bool:
+        """Whether its link options keep its library on a consumer's link line under
+        --as-needed (a library that registers from a static initializer needs it)."""
+        return retains(self.link_options, self.location)
 
 
 @dataclass(frozen=True)

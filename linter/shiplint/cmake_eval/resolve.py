@@ -10,16 +10,20 @@ for the evaluated platform.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from shiplint.cmake_eval.model import Entry, EntryKind, ImportedTarget
+from shiplint.cmake_eval.model import (
+    LIBRARY_FILE,
+    OPTION_PREFIXES,
+    Entry,
+    EntryKind,
+    ImportedTarget,
+    option_parts,
+    retains,
+)
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
-
-_LIBRARY_FILE = re.compile(r"\.(so(\.\d+)*|dylib|dll|lib|a|tbd)$")
-_OPTION_PREFIXES = ("-Wl,", "LINKER:", "SHELL:")
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,11 @@ class Resolver:
             if self.is_target(item):
                 entries.append(self.target_entry(item))
                 continue
-            if item.startswith("-") or item.startswith(_OPTION_PREFIXES):
+            if item.startswith("-") or item.startswith(OPTION_PREFIXES):
                 entry, span = self._option(item, span)
                 entries.append(entry)
                 continue
-            if "/" in item or _LIBRARY_FILE.search(item):
+            if "/" in item or LIBRARY_FILE.search(item):
                 library, component = self.library_of(item)
                 entries.append(Entry(item, EntryKind.PATH, component, library, item, span))
                 continue
@@ -96,14 +100,14 @@ class Resolver:
         return tuple(entries)
 
     def _option(self, item: str, span: bool) -> tuple[Entry, bool]:
-        parts = _option_parts(item)
+        parts = option_parts(item)
         state = span
         for part in parts:
             if part == "--no-as-needed":
                 state = True
             elif part in ("--as-needed", "--pop-state"):
                 state = span if part == "--pop-state" else False
-            elif "/" in part or _LIBRARY_FILE.search(part):
+            elif "/" in part or LIBRARY_FILE.search(part):
                 library, component = self.library_of(part)
                 return Entry(item, EntryKind.PATH, component, library, part, state), span
         # An option naming no library changes the span for the items after it.
@@ -112,31 +116,3 @@ class Resolver:
         elif "--as-needed" in parts or "--pop-state" in parts:
             span = False
         return Entry(item, EntryKind.OPTION), span
-
-
-def _option_parts(item: str) -> list[str]:
-    for prefix in _OPTION_PREFIXES:
-        if item.startswith(prefix):
-            return [p for p in item[len(prefix) :].split(",") if p]
-    return [item]
-
-
-def retains(options: Iterable[str], location: str | None) -> bool:
-    """True when the link options keep `location` on the link line under --as-needed.
-
-    Either a `--no-as-needed` option naming this very library (the scoped
-    push-state form), or one that names no library at all (it then applies to
-    everything after it, this library included).
-    """
-    for option in options:
-        parts = _option_parts(option)
-        if "--no-as-needed" not in parts:
-            continue
-        paths = [p for p in parts if "/" in p or _LIBRARY_FILE.search(p)]
-        if not paths:
-            return True
-        if location is not None and any(
-            posixpath.basename(p) == posixpath.basename(location) for p in paths
-        ):
-            return True
-    return False

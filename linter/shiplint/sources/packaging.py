@@ -16,36 +16,12 @@ file name, and a target whose output name is `foo` produces `foo`, `libfoo`,
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from fnmatch import translate
-from functools import lru_cache
 from pathlib import Path
 
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import PackagingCall
 from shiplint.sources.model import Conditions, PackagingEntry, Unreadable
-
-# The decorations a platform gives a library, module or executable's file name. The
-# Python extension tags are samples: a glob such as `_C.cp*` or `_C.*` matches them.
-_PREFIXES = ("", "lib")
-_SUFFIXES = (
-    "",
-    ".so",
-    ".so.1",
-    ".dylib",
-    ".dll",
-    ".lib",
-    ".a",
-    ".exe",
-    ".pyd",
-    ".abi3.so",
-    ".cpython-311-x86_64-linux-gnu.so",
-    ".cpython-311-darwin.so",
-    ".cp311-win_amd64.pyd",
-)
-_GLOB = re.compile(r"[*?\[]")
 
 
 @dataclass
@@ -239,51 +215,3 @@ def _at(rel: str, node: ast.expr) -> Location:
 
 def _short(text: str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
-
-
-# -- matching ---------------------------------------------------------------------------
-
-
-class PackagingIndex:
-    """Which producers (targets, manifest libraries) a packaging name can copy the output of."""
-
-    def __init__(self, outputs: Iterable[tuple[str, str]]) -> None:
-        # candidate file name -> the producers whose output it can be
-        self.files: dict[str, list[str]] = {}
-        for output, producer in outputs:
-            if "${" in output:
-                continue  # a name only CMake knows; SL203's business
-            for candidate in _candidates(output):
-                owners = self.files.setdefault(candidate, [])
-                if producer not in owners:
-                    owners.append(producer)
-
-    def producers(self, pattern: str) -> list[str]:
-        base = pattern.rsplit("/", 1)[-1]
-        if not _GLOB.search(base):
-            return list(self.files.get(base, ()))
-        regex, literal = _compiled(base)
-        found: list[str] = []
-        for candidate, owners in self.files.items():
-            if literal in candidate and regex.match(candidate):
-                found.extend(o for o in owners if o not in found)
-        return found
-
-
-def name_matches(pattern: str, output: str) -> bool:
-    """A packaging name copies the file a target with this output name leaves in the tree."""
-    regex, _ = _compiled(pattern.rsplit("/", 1)[-1])
-    return any(regex.match(c) for c in _candidates(output))
-
-
-def _candidates(output: str) -> Iterator[str]:
-    for prefix in _PREFIXES:
-        for suffix in _SUFFIXES:
-            yield prefix + output + suffix
-
-
-@lru_cache(maxsize=512)
-def _compiled(glob: str) -> tuple[re.Pattern[str], str]:
-    """The glob as a regex, and its longest run without wildcards (a cheap pre-filter)."""
-    runs = [r for r in re.split(r"[*?]|\[[^\]]*\]", glob) if r]
-    return re.compile(translate(glob)), max(runs, key=len, default="")
