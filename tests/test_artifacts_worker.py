@@ -66,3 +66,22 @@ def test_a_worker_that_died_between_files_is_replaced(built_libs: dict[str, Path
         process.kill()
         process.wait()
         assert reader.binary(data, "a.so") == first
+
+
+def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
+    built_libs: dict[str, Path],
+) -> None:
+    import os
+    import signal
+
+    data = built_libs[sorted(built_libs)[0]].read_bytes()
+    with WorkerReader(timeout=3.0) as reader:
+        assert reader.binary(data, "libfirst.so") == read_binary(data, "libfirst.so")
+        process = reader._process
+        assert process is not None
+        os.kill(process.pid, signal.SIGSTOP)  # as a debugger or a job control stop would
+        stalled = reader.binary(data, "libstopped.so")
+        assert isinstance(stalled, BinaryError)
+        assert "did not finish reading this file within 3 s" in stalled.reason
+        assert process.poll() is not None  # killed, not left stopped
+        assert reader.binary(data, "libnext.so") == read_binary(data, "libnext.so")

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 
 from shiplint import __version__
 from shiplint.diagnostics import FAIL_ON_CHOICES, parse_fail_on
+from shiplint.interrupt import Interrupted, interruptible
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.plural import counted
+from shiplint.safetext import escape_text
 from shiplint.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -145,6 +147,15 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        with interruptible():
+            return _command(args)
+    except Interrupted as exc:
+        print(f"shiplint: interrupted ({exc})", file=sys.stderr)
+        return exc.exit_code
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
         if args.command == "check":
             return _check(args)
         if args.command == "rules":
@@ -170,9 +181,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # never a bare traceback for a user
         if os.environ.get("SHIPLINT_DEBUG"):
             traceback.print_exc()
+        detail = escape_text(f"{type(exc).__name__}: {exc}")[:500]
         print(
-            f"shiplint: internal error: {type(exc).__name__}: {exc} "
-            "(set SHIPLINT_DEBUG=1 for the traceback; please report it)",
+            f"shiplint: internal error: {detail}\n"
+            "shiplint: this is a defect in shiplint, not a problem with your input; please file "
+            "an issue with the command and the output of SHIPLINT_DEBUG=1",
             file=sys.stderr,
         )
         return EXIT_ERROR
@@ -275,12 +288,32 @@ def _check_with(
     text = _rendered(args, report)
     if args.output:
         try:
-            args.output.write_text(text, encoding="utf-8")
+            args.output.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
-    else:
-        sys.stdout.write(text)
+    elif not _write_stdout(text):
+        return EXIT_ERROR
     return EXIT_CLEAN if report.passed else EXIT_FINDINGS
+
+
+def _write_stdout(text: str) -> bool:
+    """Write the report; a closed or full stdout is said, as the user's environment's fault."""
+    if sys.stdout is None:  # started with descriptor 1 closed
+        _usage_error("cannot write the report: standard output is closed (use --output FILE)")
+        return False
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        # What is still buffered would fail again when Python exits: drop it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(devnull, sys.stdout.fileno())
+        _usage_error(f"cannot write the report to standard output: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def _rendered(args: argparse.Namespace, report: Report) -> str:

@@ -17,6 +17,7 @@ from shiplint.diagnostics import Diagnostic, Finding
 from shiplint.engine_models import RuleCrash, WaiverUsage
 from shiplint.manifest.model import Manifest, Waiver
 from shiplint.rule import Rule
+from shiplint.safetext import escape_text
 from shiplint.selection import ALL, Selection
 
 __all__ = ["Selection", "lint", "stamp"]
@@ -24,14 +25,18 @@ __all__ = ["Selection", "lint", "stamp"]
 
 def stamp(code: str, finding: Finding) -> Diagnostic:
     doc = rule_doc(code)
+    # Findings quote their inputs (a config's error text, member and symbol names): every
+    # reporter gets them with control characters escaped.
+    location = finding.location
+    subject = finding.subject
     return Diagnostic(
         code=code,
         slug=doc.slug,
         severity=doc.severity,
-        message=finding.message,
-        location=finding.location,
-        subject=finding.subject,
-        hint=finding.hint,
+        message=escape_text(finding.message),
+        location=replace(location, path=escape_text(location.path)),
+        subject=type(subject)(**{k: escape_text(v) for k, v in subject.as_dict().items()}),
+        hint=escape_text(finding.hint) if finding.hint is not None else None,
     )
 
 

@@ -15,11 +15,14 @@ ends are this package, so nothing foreign is ever unpickled.
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
+import select
 import signal
 import struct
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from typing import IO, Any, Protocol
 
@@ -27,6 +30,13 @@ from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 
 _HEADER = struct.Struct("!Q")
+# Seconds lief may take over one binary. The largest real library takes a second or two;
+# a worker stuck in a loop, or stopped (SIGSTOP), is killed and its file reported.
+BINARY_TIMEOUT = 20.0
+# A fresh worker imports lief before it says it is ready; on a loaded machine that can take
+# seconds, and it does not count against the first file's limit.
+STARTUP_TIMEOUT = 30.0
+_READY = "ready"
 
 
 class BinaryReader(Protocol):
@@ -57,12 +67,15 @@ IN_PROCESS = InProcess()
 class WorkerReader:
     """Parse in a child process; a child that dies is reported against the file it held."""
 
-    def __init__(self, argv: Sequence[str] | None = None) -> None:
+    def __init__(self, argv: Sequence[str] | None = None, timeout: float = BINARY_TIMEOUT) -> None:
         self._argv = list(argv or [sys.executable, "-m", "shiplint.artifacts.worker"])
         self._process: subprocess.Popen[bytes] | None = None
+        self._timeout = timeout
+        self._ready = False
 
     def start(self) -> None:
         if self._process is None or self._process.poll() is not None:
+            self._ready = False
             self._process = subprocess.Popen(
                 self._argv,
                 stdin=subprocess.PIPE,
@@ -104,7 +117,16 @@ class WorkerReader:
         assert process is not None and process.stdin is not None and process.stdout is not None
         try:
             _send(process.stdin, (kind, name, data))
-            answer = _receive(process.stdout)
+            if not self._ready:
+                _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT)
+                self._ready = True
+            answer = _receive_within(process.stdout.fileno(), self._timeout)
+        except TimeoutError:
+            self._reap(process)
+            return (
+                f"lief did not finish reading this file within {self._timeout:g} s (the worker "
+                "was stuck or stopped, and was killed); the rest of the run went on"
+            )
         except (BrokenPipeError, EOFError, OSError):
             answer = None
         if answer is not None:
@@ -153,12 +175,34 @@ def _receive(stream: IO[bytes]) -> Any:
     return pickle.loads(payload)
 
 
+def _receive_within(fd: int, seconds: float) -> Any:
+    """One answer read straight from the descriptor, or TimeoutError when it takes longer."""
+    deadline = time.monotonic() + seconds
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline))
+    return pickle.loads(_read_exactly(fd, size, deadline))
+
+
+def _read_exactly(fd: int, count: int, deadline: float) -> bytes:
+    chunks: list[bytes] = []
+    while count:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(fd, min(count, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
 def main() -> int:
     # lief first: its import is most of a worker's start-up and overlaps the parent's work.
     from shiplint.artifacts import lief_reader
 
     lief_reader.preload()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    _send(stdout, _READY)
     while True:
         try:
             kind, name, data = _receive(stdin)

@@ -76,8 +76,11 @@ def _scratch() -> str | None:
     """Where the temporary tree goes: memory-backed when the host has it.
 
     An artifact's tree is thousands of empty placeholder files; on a loaded disk
-    creating and removing them costs seconds, in /dev/shm milliseconds.
+    creating and removing them costs seconds, in /dev/shm milliseconds. A TMPDIR the
+    user set is where they want temporary files: it wins.
     """
+    if os.environ.get("TMPDIR"):
+        return None
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
 

@@ -35,6 +35,7 @@ from typing import IO
 
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
+from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
 
 _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
@@ -134,6 +135,7 @@ class _Runs:
 
 
 RUNS = _Runs()
+on_interrupt(RUNS.stop_all)
 
 
 def stop_all() -> None:
