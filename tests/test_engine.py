@@ -13,7 +13,7 @@ from shiplint.catalogue import catalogue
 from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Finding, Location, Severity, Subject
 from shiplint.engine import Selection, lint
-from shiplint.manifest.model import Manifest, Mark, Waiver
+from shiplint.manifest.model import Manifest, Waiver
 from shiplint.rule import Rule
 
 from tests.builders import library, manifest
@@ -39,7 +39,9 @@ WITH_FAKES = (*registry.RULES, Rule("SL001", FakeModel, _missing), Rule("SL002",
 
 
 def _waiver(rule: str, **subject: str) -> Waiver:
-    return Waiver(rule, tuple(sorted(subject.items())), "because it is fine", Mark("m.yaml", 7, 3))
+    return Waiver(
+        rule, tuple(sorted(subject.items())), "because it is fine", Location("m.yaml", 7, 3)
+    )
 
 
 def test_engine_stamps_code_slug_and_severity() -> None:

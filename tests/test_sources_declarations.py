@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shiplint.manifest.model import BuildDeclaration, Mark
+from shiplint.diagnostics import Location
+from shiplint.manifest.model import BuildDeclaration
 from shiplint.sources.declarations import read_build_plan
 from shiplint.sources.model import BuildPlan
 
-MARK = Mark("shiplint.yaml", 7, 5)
+MARK = Location("shiplint.yaml", 7, 5)
 
 
 def plan(tmp_path: Path, kind: str, rel: str | None, text: str | None) -> BuildPlan:

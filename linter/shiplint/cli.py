@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint import __version__
-from shiplint.diagnostics import FAIL_ON_CHOICES, parse_fail_on
+from shiplint.diagnostics import FAIL_ON_CHOICES, Location, parse_fail_on
 from shiplint.interrupt import Interrupted, interruptible
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.plural import counted
@@ -372,9 +372,7 @@ def _usable_cmakes(given: list[str], config: Config) -> tuple[str, ...]:
                 # Printed to a terminal: a name or an output line cannot carry escapes.
                 raise _CMakeChoiceError(printable(f"{shown}: {exc.reason}")) from None
             where = Problem(
-                config.source or "pyproject.toml",
-                config.cmake_line,
-                1,
+                Location(config.source or "pyproject.toml", config.cmake_line, 1),
                 "tool.shiplint.cmake",
                 printable(f"CMake {exc.path}: {exc.reason}"),
             )

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from shiplint.codes import rule_codes, unknown_patterns
-from shiplint.diagnostics import Severity, parse_fail_on
+from shiplint.diagnostics import Location, Severity, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.plural import counted
 from shiplint.suggest import did_you_mean
@@ -58,19 +58,29 @@ def load_config(root: Path) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(exc)
-        raise InputError([Problem(label, line, column, "", f"invalid TOML: {exc}")]) from None
+        raise InputError(
+            [Problem(Location(label, line, column), "", f"invalid TOML: {exc}")]
+        ) from None
     except RecursionError:
-        raise InputError([Problem(label, 1, 1, "", "invalid TOML: nested too deeply")]) from None
+        raise InputError(
+            [Problem(Location(label, 1, 1), "", "invalid TOML: nested too deeply")]
+        ) from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
-        raise InputError([Problem(label, _line_of(text, "tool"), 1, "tool", "tool is not a table")])
+        raise InputError(
+            [Problem(Location(label, _line_of(text, "tool"), 1), "tool", "tool is not a table")]
+        )
     table = tool.get("shiplint")
     if table is None:
         return Config()
     if not isinstance(table, dict):
         line = _line_of(text, "shiplint")
         raise InputError(
-            [Problem(label, line, 1, "tool.shiplint", "[tool.shiplint] must be one table")]
+            [
+                Problem(
+                    Location(label, line, 1), "tool.shiplint", "[tool.shiplint] must be one table"
+                )
+            ]
         )
     problems = _problems(table, text, label) or _manifest_problems(root, table, text, label)
     if problems:
@@ -96,21 +106,25 @@ def _read(path: Path, label: str) -> str:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise InputError([Problem(label, 1, 1, "", f"cannot read: {exc.strerror}")]) from None
+        raise InputError(
+            [Problem(Location(label, 1, 1), "", f"cannot read: {exc.strerror}")]
+        ) from None
     if not path.is_file():
-        raise InputError([Problem(label, 1, 1, "", "cannot read: not a regular file")])
+        raise InputError([Problem(Location(label, 1, 1), "", "cannot read: not a regular file")])
     if size > MAX_BYTES:
         message = (
             f"cannot read: {size:,} bytes, more than the {MAX_BYTES:,} a pyproject.toml may be"
         )
-        raise InputError([Problem(label, 1, 1, "", message)])
+        raise InputError([Problem(Location(label, 1, 1), "", message)])
     try:
         return path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise InputError([Problem(label, 1, 1, "", f"cannot read: {exc.strerror}")]) from None
+        raise InputError(
+            [Problem(Location(label, 1, 1), "", f"cannot read: {exc.strerror}")]
+        ) from None
     except UnicodeDecodeError as exc:
         message = f"cannot read: not UTF-8 text (byte 0x{exc.object[exc.start]:02x})"
-        raise InputError([Problem(label, 1, 1, "", message)]) from None
+        raise InputError([Problem(Location(label, 1, 1), "", message)]) from None
 
 
 def _depth(value: object) -> int:
@@ -137,7 +151,7 @@ def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
     top = lines.get("", 1)
     if _depth(table) > MAX_DEPTH:
         message = f"values nest deeper than {MAX_DEPTH} levels"
-        return [Problem(label, top, 1, "tool.shiplint", message)]
+        return [Problem(Location(label, top, 1), "tool.shiplint", message)]
     schema = __import__("json").loads(schema_path("config.schema.json").read_text("utf-8"))
     problems: list[Problem] = []
     for error in jsonschema.Draft202012Validator(schema).iter_errors(table):
@@ -147,28 +161,30 @@ def _problems(table: dict[str, Any], text: str, label: str) -> list[Problem]:
             for key in unknown[:MAX_LISTED]:
                 where = f"tool.shiplint.{_brief(key)}"
                 message = f"unknown key {_brief(key)!r}{did_you_mean(key, schema['properties'])}"
-                problems.append(Problem(label, lines.get(key, top), 1, where, message))
+                problems.append(Problem(Location(label, lines.get(key, top), 1), where, message))
             if len(unknown) > MAX_LISTED:
                 message = f"and {counted(len(unknown) - MAX_LISTED, 'more unknown key')}"
-                problems.append(Problem(label, top, 1, "tool.shiplint", message))
+                problems.append(Problem(Location(label, top, 1), "tool.shiplint", message))
             continue
         key = str(path[0]) if path else ""
         where = f"tool.shiplint.{_brief(key)}".rstrip(".")
-        problems.append(Problem(label, lines.get(key, top), 1, where, _brief(error.message, 200)))
+        problems.append(
+            Problem(Location(label, lines.get(key, top), 1), where, _brief(error.message, 200))
+        )
     timeout = table.get("cmake-timeout")
     if isinstance(timeout, float) and not math.isfinite(timeout):
         # The schema's bounds compare false with nan and let it through.
         where = "tool.shiplint.cmake-timeout"
         message = f"{timeout} is not a number of seconds"
-        problems.append(Problem(label, lines.get("cmake-timeout", top), 1, where, message))
+        problems.append(
+            Problem(Location(label, lines.get("cmake-timeout", top), 1), where, message)
+        )
     for field in ("select", "ignore"):
         values = table.get(field, []) if isinstance(table.get(field), list) else []
         for value in unknown_patterns((v for v in values if isinstance(v, str)), rule_codes()):
             problems.append(
                 Problem(
-                    label,
-                    lines.get(field, top),
-                    1,
+                    Location(label, lines.get(field, top), 1),
                     f"tool.shiplint.{field}",
                     f"unknown rule code {_brief(value)!r} (see `shiplint rules`)",
                 )
@@ -185,12 +201,16 @@ def _manifest_problems(root: Path, table: dict[str, Any], text: str, label: str)
     line = _key_lines(text).get("manifest", 1)
     where = "tool.shiplint.manifest"
     if any(ord(c) < 32 or c == "\x7f" for c in manifest):
-        return [Problem(label, line, 1, where, f"{_brief(manifest)!r} holds a control character")]
+        return [
+            Problem(
+                Location(label, line, 1), where, f"{_brief(manifest)!r} holds a control character"
+            )
+        ]
     try:
         (root / manifest).resolve().relative_to(root.resolve())
     except (ValueError, OSError, RuntimeError):
         message = f"{_brief(manifest)!r} is outside the project at {root}"
-        return [Problem(label, line, 1, where, message)]
+        return [Problem(Location(label, line, 1), where, message)]
     return []
 
 

@@ -16,7 +16,7 @@ def unmatched_waiver(manifest: Manifest, usage: WaiverUsage) -> Iterator[Finding
         pattern = ", ".join(f"{k}={v}" for k, v in waiver.subject) or "any subject"
         yield Finding(
             message=f"waiver for {waiver.rule} ({pattern}) matched no finding",
-            location=Location(waiver.mark.path, waiver.mark.line, waiver.mark.column),
+            location=waiver.mark,
             hint="Remove the waiver, or correct its rule code or subject.",
         )
 

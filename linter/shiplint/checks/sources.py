@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.diagnostics import Finding, Location, Subject
-from shiplint.manifest.model import Library, Manifest, Mark
+from shiplint.diagnostics import Finding, Subject
+from shiplint.manifest.model import Library, Manifest
 from shiplint.plural import counted
 from shiplint.rule import Rule
 from shiplint.sources.model import (
@@ -23,10 +23,6 @@ from shiplint.sources.model import (
 )
 
 _LIBRARY_KINDS = ("library", "imported", "alias")
-
-
-def _mark(mark: Mark) -> Location:
-    return Location(mark.path, mark.line, mark.column)
 
 
 def _component_libraries(manifest: Manifest) -> Iterator[tuple[Library, str]]:
@@ -78,7 +74,7 @@ def component_target_undefined(manifest: Manifest, model: SourceModel) -> Iterat
             message=f"component {component}: library {library.name} is built by target "
             f"{target}, which none of the {counted(len(model.project.files), 'CMake file')} read defines"
             f"{_walk_caveat(model)}",
-            location=_mark(library.mark),
+            location=library.mark,
             subject=_subject(library, component),
             hint="Define the target (add_library or the project's wrapper), or correct "
             "build_target in the manifest; check sources.cmake_roots and sources.exclude.",
@@ -231,7 +227,7 @@ def unknown_build_target(manifest: Manifest, model: SourceModel) -> Iterator[Fin
             message=f"library {library.name} ({library.kind.value}) is built by target {target}, "
             f"which none of the {counted(len(model.project.files), 'CMake file')} read defines"
             f"{_walk_caveat(model)}",
-            location=_mark(library.mark),
+            location=library.mark,
             subject=_subject(library),
             hint="Correct build_target in the manifest, or define the target.",
         )

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from shiplint.codes import names_a_rule
+from shiplint.diagnostics import Location
 from shiplint.manifest.errors import Problem, json_path
 from shiplint.manifest.yamldoc import Document, PathKey
 
@@ -19,7 +20,7 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
 
     def report(path: PathKey, message: str) -> None:
         line, column = doc.mark(path)
-        problems.append(Problem(doc.file, line, column, json_path(path), message))
+        problems.append(Problem(Location(doc.file, line, column), json_path(path), message))
 
     libraries = data.get("libraries", [])
     components = data.get("components", [])

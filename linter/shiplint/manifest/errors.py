@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shiplint.diagnostics import Location
+
 
 @dataclass(frozen=True)
 class Problem:
-    file: str
-    line: int
-    column: int
+    # The file, line and column of the problem.
+    location: Location
     # The path inside the document, e.g. libraries[3].owns.components[0].
     where: str
     message: str
 
     def render(self) -> str:
         where = f" (at {self.where})" if self.where else ""
-        return f"{self.file}:{self.line}:{self.column}: {self.message}{where}"
+        return f"{self.location.render()}: {self.message}{where}"
 
 
 class InputError(Exception):

@@ -32,5 +32,5 @@ def missing_config_sources(manifest: Manifest, root: Path) -> list[Problem]:
             message = f"the config source {path} is a directory {under}, not a file"
         else:
             message = f"the config source {path} does not exist {under}"
-        problems.append(Problem(mark.path, mark.line, mark.column, where, message))
+        problems.append(Problem(mark, where, message))
     return problems

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from shiplint.codes import rule_codes
+from shiplint.diagnostics import Location
 from shiplint.manifest.crossfield import cross_field_problems
 from shiplint.manifest.errors import InputError, ManifestError, Problem
 from shiplint.manifest.model import (
@@ -21,7 +22,6 @@ from shiplint.manifest.model import (
     Library,
     LibraryKind,
     Manifest,
-    Mark,
     Ownership,
     PackagingCall,
     Placement,
@@ -49,7 +49,13 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
         names: dict[type, str] = {str: "a string", list: "a list"}
         kind = names.get(type(doc.data), type(doc.data).__name__)
         raise ManifestError(
-            [Problem(label, 1, 1, "", f"the document is {kind}, not a mapping of manifest keys")]
+            [
+                Problem(
+                    Location(label, 1, 1),
+                    "",
+                    f"the document is {kind}, not a mapping of manifest keys",
+                )
+            ]
         )
     problems = schema_problems(doc, SCHEMA)
     if problems:
@@ -67,14 +73,14 @@ def _version(text: str | None) -> tuple[int, ...] | None:
 def _build(doc: Document) -> Manifest:
     d: dict[str, Any] = doc.data
 
-    def mark(path: PathKey) -> Mark:
+    def mark(path: PathKey) -> Location:
         line, column = doc.mark(path)
-        return Mark(doc.file, line, column)
+        return Location(doc.file, line, column)
 
-    def key_mark(path: PathKey) -> Mark:
+    def key_mark(path: PathKey) -> Location:
         """Where the key introducing `path` is written (the value's position without one)."""
         line, column = doc.key_marks.get(path) or doc.mark(path)
-        return Mark(doc.file, line, column)
+        return Location(doc.file, line, column)
 
     cm = d["cmake"]
     cmake = CMakePackage(
@@ -205,7 +211,7 @@ def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
     )
 
 
-def _library(raw: dict[str, Any], mark: Mark) -> Library:
+def _library(raw: dict[str, Any], mark: Location) -> Library:
     owns = raw.get("owns", {})
     build = raw.get("build", {})
     return Library(

@@ -1,7 +1,7 @@
 """The manifest as frozen dataclasses: the one list every check reads.
 
 Built once by `shiplint.manifest.load` from a schema-valid document; nothing here
-reads files or validates. Every entry keeps the `Mark` of its YAML node so a
+reads files or validates. Every entry keeps the `Location` of its YAML node so a
 finding about it can point at the manifest line.
 """
 
@@ -12,19 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, PlatformSelector
 
-
-@dataclass(frozen=True)
-class Mark:
-    """A 1-based position in the manifest file."""
-
-    path: str
-    line: int
-    column: int
-
-
-NO_MARK = Mark("<manifest>", 1, 1)
+# Where an entry is written in the manifest (file, 1-based line and column): its `mark`.
+NO_MARK = Location("<manifest>", 1, 1)
 
 
 class LibraryKind(enum.Enum):
@@ -75,7 +67,7 @@ class Library:
     owns: Ownership
     depends_on: tuple[str, ...]
     must_not_depend_on: tuple[str, ...]
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
     def placement_for(self, platform: Platform) -> Placement | None:
         """The most specific placement whose selector matches `platform`."""
@@ -126,7 +118,7 @@ class Component:
     name: str
     opt_in: bool
     description: str | None
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
     # The imported target when it is not <namespace><name> (any depth, or no namespace).
     target: str | None = None
     # The find_package COMPONENTS spelling when it is not the name (OpenVINO's ONNX).
@@ -158,7 +150,7 @@ class Aggregate:
     carries: Carries
     # Route names this aggregate is checked on; empty means every route.
     routes: tuple[str, ...]
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
 
 @dataclass(frozen=True)
@@ -168,7 +160,7 @@ class ComponentVariable:
     variable: str
     component: str
     routes: tuple[str, ...]
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
 
 @dataclass(frozen=True)
@@ -205,7 +197,7 @@ class CMakePackage:
     # Directories the config requires to exist under the package root.
     required_dirs: tuple[str, ...]
     # Where the manifest names config_source, then each of config_source_extras.
-    config_source_marks: tuple[Mark, ...] = ()
+    config_source_marks: tuple[Location, ...] = ()
 
     def route_for(self, version: tuple[int, ...]) -> CMakeRoute | None:
         return next((r for r in self.routes if r.contains(version)), None)
@@ -234,7 +226,7 @@ class Externals:
 class Conflict:
     libraries: tuple[str, ...]
     reason: str
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
 
 @dataclass(frozen=True)
@@ -243,7 +235,7 @@ class Registry:
 
     name: str
     symbols: tuple[str, ...]
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
 
 @dataclass(frozen=True)
@@ -253,7 +245,7 @@ class Waiver:
     # Subject fields (glob patterns) a diagnostic must match; empty matches any.
     subject: tuple[tuple[str, str], ...]
     reason: str
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
 
     def subject_pattern(self) -> dict[str, str]:
         return dict(self.subject)
@@ -278,7 +270,7 @@ class BuildDeclaration:
 
     kind: str  # setup-py | cmake-presets | scikit-build | all
     path: str | None
-    mark: Mark = NO_MARK
+    mark: Location = NO_MARK
     # setup-py only: how the script lists what it copies from the build tree into the wheel.
     packaging: tuple[PackagingCall, ...] = ()
 

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from shiplint.diagnostics import Location
 from shiplint.manifest.errors import Problem, json_path
 from shiplint.manifest.yamldoc import Document
 from shiplint.plural import counted
@@ -33,10 +34,10 @@ def schema_problems(doc: Document, schema_file: str) -> list[Problem]:
             for key in extra:
                 line, column = doc.key_marks.get((*path, key), doc.mark(path))
                 message = f"unknown key {brief(key)}{did_you_mean(key, known)}"
-                problems.append(Problem(doc.file, line, column, json_path(path), message))
+                problems.append(Problem(Location(doc.file, line, column), json_path(path), message))
             continue
         line, column = doc.mark(path)
-        problems.append(Problem(doc.file, line, column, json_path(path), _message(error)))
+        problems.append(Problem(Location(doc.file, line, column), json_path(path), _message(error)))
     return problems
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from shiplint.diagnostics import Location
 from shiplint.manifest.errors import InputError, Problem
 
 # Manifests are hand-written lists of a few hundred entries.
@@ -50,7 +51,7 @@ class Document:
 
 
 def _fail(file: str, line: int, column: int, message: str) -> InputError:
-    return InputError([Problem(file, line, column, "", message)])
+    return InputError([Problem(Location(file, line, column), "", message)])
 
 
 def read_text(path: Path, label: str, max_bytes: int = MAX_BYTES) -> str:

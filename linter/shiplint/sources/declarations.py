@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shiplint.diagnostics import Location
-from shiplint.manifest.model import BuildDeclaration, Mark
+from shiplint.manifest.model import BuildDeclaration
 from shiplint.sources.model import BuildPlan, Conditions, TargetRequest, Unreadable
 from shiplint.sources.packaging import PackagingRead, read_packaging
 
@@ -54,7 +54,7 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
     packaging = PackagingRead()
     packaging_read: list[str] = []
     for declaration in declarations:
-        mark = _mark_location(declaration.mark)
+        mark = declaration.mark
         if declaration.packaging and declaration.kind != "setup-py":
             # The schema allows it on setup-py only; a model built another way is told.
             plan.unreadable.append(
@@ -102,10 +102,6 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
         packaging_read=tuple(packaging_read),
         packaging_unreadable=tuple(packaging.unreadable),
     )
-
-
-def _mark_location(mark: Mark) -> Location:
-    return Location(mark.path, mark.line, mark.column)
 
 
 # -- setup.py -------------------------------------------------------------------
