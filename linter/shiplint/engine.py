@@ -34,7 +34,11 @@ def stamp(code: str, finding: Finding) -> Diagnostic:
         slug=doc.slug,
         severity=doc.severity,
         message=escape_text(finding.message),
-        location=replace(location, path=escape_text(location.path)),
+        location=replace(
+            location,
+            path=escape_text(location.path),
+            member=None if location.member is None else escape_text(location.member),
+        ),
         subject=type(subject)(**{k: escape_text(v) for k, v in subject.as_dict().items()}),
         hint=escape_text(finding.hint) if finding.hint is not None else None,
     )
