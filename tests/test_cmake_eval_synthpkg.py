@@ -221,3 +221,27 @@ def test_runs_that_generate_the_config_do_not_overlap(tmp_path: Path, routes: li
     events = log.read_text(encoding="utf-8").split()
     assert len(events) >= 4
     assert events == ["start", "end"] * (len(events) // 2)
+
+
+def test_a_config_source_named_otherwise_is_installed_as_the_config(
+    tmp_path: Path, routes: list[str]
+) -> None:
+    """A build that copies `synth-wheel-config.cmake.in` to `synth-config.cmake` (as
+    ExecuTorch's setup.py does with its wheel config): source mode installs the source
+    under the name find_package looks for, so the package is found as the wheel's is."""
+    repo = tmp_path / "synthpkg"
+    shutil.copytree(FIXTURE, repo)
+    (repo / CONFIG).rename(repo / "cmake/synth-wheel-config.cmake.in")
+    manifest_path = repo / "shiplint.yaml"
+    text = manifest_path.read_text(encoding="utf-8")
+    manifest_path.write_text(
+        text.replace(
+            f"config_source: {CONFIG}", "config_source: cmake/synth-wheel-config.cmake.in"
+        ),
+        encoding="utf-8",
+    )
+    manifest = replace(load_manifest(manifest_path), platforms=(Platform("linux"),))
+    models = evaluate_source(repo, manifest, routes, 60)
+    evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
+    assert len(evaluations) == 2 and all(e.found and e.failure is None for e in evaluations)
+    assert lint(RULES, manifest, models, Selection(select=("SL1",))) == []

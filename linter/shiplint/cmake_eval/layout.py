@@ -205,6 +205,11 @@ def layout_source(
                 Location(manifest.path),
             )
         installed = posixpath.basename(repo_path).removesuffix(".in")
+        names = config_file_names(cmake.package)
+        if repo_path == cmake.config_source and installed not in names:
+            # Installed under the name find_package looks for, whatever the source is
+            # called (ExecuTorch copies executorch-wheel-config.cmake to executorch-config.cmake).
+            installed = names[1]
         member = posixpath.join(config_dir, installed)
         sources.append((member, repo_path))
         if repo_path.endswith(".in"):
