@@ -88,7 +88,8 @@ def test_the_imported_targets_are_the_exported_ones(evaluated: list[object]) -> 
             ("expo::expo_tool", "EXECUTABLE", "expo/bin/expo_tool"),
             # SHARED only under EXPO_BUILD_OPS, STATIC otherwise: shipped, so SHARED.
             ("expo::ops", "SHARED_LIBRARY", "expo/lib/libexpo_ops.so"),
-            ("expo::util", "STATIC_LIBRARY", "expo/lib/libutil.a"),
+            # EXPORT_NAME utility: the export names it so; its file keeps the target name.
+            ("expo::utility", "STATIC_LIBRARY", "expo/lib/libutil.a"),
         ]
         libraries = linux.variable("EXPO_LIBRARIES")
         assert libraries is not None and libraries.components == ("core", "ops")
@@ -96,7 +97,7 @@ def test_the_imported_targets_are_the_exported_ones(evaluated: list[object]) -> 
         assert [(t.name, t.location) for t in macos.targets] == [
             ("expo::core", "expo/lib/libexpo_core.dylib"),
             ("expo::expo_tool", "expo/bin/expo_tool"),
-            ("expo::util", "expo/lib/libutil.a"),
+            ("expo::utility", "expo/lib/libutil.a"),
         ]
         refused = {r.component for r in macos.requests if r.refused}
         assert refused >= {"ops"}
@@ -140,7 +141,7 @@ def _linux(repo: Path, cmakes: list[str]) -> list[Diagnostic]:
             id="export-set-never-installed",
         ),
         pytest.param(
-            "CMakeLists.txt", "TARGETS core ops util\n", "TARGETS core ops\n", 24, "expo::util",
+            "CMakeLists.txt", "TARGETS core ops util\n", "TARGETS core ops\n", 24, "expo::utility",
             id="target-left-out-of-the-export-set",
         ),
     ],

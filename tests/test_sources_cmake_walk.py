@@ -202,6 +202,7 @@ def test_install_declarations_keep_what_an_install_writes(tmp_path: Path) -> Non
             "install(FILES cmake/n-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/n-version.cmake "
             "DESTINATION lib/cmake/n)\n",
             "sub/CMakeLists.txt": "add_library(a SHARED a.cpp)\n"
+            "set_target_properties(a PROPERTIES EXPORT_NAME ay)\n"
             "install(TARGETS a EXPORT Named LIBRARY DESTINATION lib/a RUNTIME DESTINATION bin "
             "INCLUDES DESTINATION include)\n"
             "install(TARGETS a EXPORT Plain DESTINATION any)\n",
@@ -217,6 +218,7 @@ def test_install_declarations_keep_what_an_install_writes(tmp_path: Path) -> Non
     assert named.destination("RUNTIME") == "bin"
     assert named.destination("ARCHIVE") is None
     assert (plain.destination("LIBRARY"), plain.destination("ARCHIVE")) == ("any", "any")
+    assert [(o.target, o.value) for o in p.export_names] == [("a", "ay")]
     assert [(f.path, f.destination) for f in p.installed_files] == [
         ("cmake/n-config.cmake", "lib/cmake/n"),
         ("<build>/n-version.cmake", "lib/cmake/n"),

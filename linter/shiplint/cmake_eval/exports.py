@@ -1,13 +1,13 @@
 """The export files an install would put beside a config, for evaluating its source.
 
-A hand-written config commonly ends in `include(${CMAKE_CURRENT_LIST_DIR}/<Set>.cmake)`:
+A hand-written config commonly includes `include(${CMAKE_CURRENT_LIST_DIR}/<Set>.cmake)`:
 the file `install(EXPORT <Set>)` writes, defining an imported target for every
 `install(TARGETS ... EXPORT <Set>)`. The repository has no such file; only an install
 makes it. Source mode lays out what an install would give the config, so it writes
 one per install(EXPORT) the sources walk found: the `FILE` name, placed where the
-install puts it relative to the config, each target with its `NAMESPACE`, its type
-from the walk, and `IMPORTED_LOCATION` at a placeholder of the file it would be on
-the platform.
+install puts it relative to the config, each target with its `NAMESPACE` and its
+EXPORT_NAME (the target name unless set), its type from the walk, and
+`IMPORTED_LOCATION` at a placeholder of the file it would be on the platform.
 
 A target that is a manifest library's `build.target` is defined only where the manifest
 places the library, at that library's placeholder: the manifest says what ships.
@@ -31,7 +31,7 @@ from shiplint.cmake_eval.layout import placed_member
 from shiplint.cmake_eval.probe import bracket
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.platforms import Platform
-from shiplint.sources.model import CMakeProject, ExportInstall, Install, TargetDef
+from shiplint.sources.model import CMakeProject, ExportInstall, Install, OutputName, TargetDef
 
 # GNUInstallDirs' defaults: what `${CMAKE_INSTALL_LIBDIR}` and its kin mean in a
 # DESTINATION when the project does not override them.
@@ -165,7 +165,7 @@ def _exported(
     platform: Platform,
     export: ExportInstall,
 ) -> ExportedTarget | None:
-    name = export.namespace + install.target
+    name = export.namespace + _chosen_name(project.export_names, install.target)
     if not _TARGET_NAME.match(name):
         return None  # named by a variable only a configure run knows: nothing to define
     definitions = tuple(
@@ -182,7 +182,7 @@ def _exported(
         return ExportedTarget(name, "UNKNOWN", None, placed=False)
     chosen = next((d for d in definitions if not d.conditions), definitions[0])
     kind = "EXECUTABLE" if chosen.kind == "executable" else chosen.library_type or "STATIC"
-    file_name = _file_name(_output_name(project, install.target), kind, platform)
+    file_name = _file_name(_chosen_name(project.output_names, install.target), kind, platform)
     if file_name is None:
         return ExportedTarget(name, kind, None, placed=False)
     artifact, default = _artifact_kind(kind, platform)
@@ -199,8 +199,10 @@ def _shipped_type(library: Library, definitions: tuple[TargetDef, ...]) -> str:
     return "MODULE" if library.kind in _MODULE_KINDS else "SHARED"
 
 
-def _output_name(project: CMakeProject, target: str) -> str:
-    names = [o for o in project.output_names if o.target == target and "${" not in o.value]
+def _chosen_name(settings: tuple[OutputName, ...], target: str) -> str:
+    """The name a property (OUTPUT_NAME, EXPORT_NAME) gives `target`: the one set
+    unconditionally, else the first, else the target's own name."""
+    names = [o for o in settings if o.target == target and "${" not in o.value]
     chosen = next((o for o in names if not o.conditions), names[0] if names else None)
     return chosen.value if chosen is not None else target
 

@@ -75,6 +75,7 @@ class _Walk(TargetCommands):
     installs: list[Install] = field(default_factory=list)
     exported_sets: list[ExportInstall] = field(default_factory=list)
     installed_files: list[InstalledFile] = field(default_factory=list)
+    export_names: list[OutputName] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     unreadable: list[Unreadable] = field(default_factory=list)
     excluded_from_all: set[str] = field(default_factory=set)
@@ -659,4 +660,5 @@ def walk_project(
         unreadable=tuple(walk.unreadable),
         byproducts=tuple(walk.byproducts),
         installed_files=tuple(walk.installed_files),
+        export_names=tuple(walk.export_names),
     )

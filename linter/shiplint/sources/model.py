@@ -133,6 +133,8 @@ class CMakeProject:
     # outputs of a target whose name says nothing about them (flatbuffers_ep -> flatc).
     byproducts: tuple[OutputName, ...] = ()
     installed_files: tuple[InstalledFile, ...] = ()
+    # EXPORT_NAME set on a target: the name install(EXPORT) gives its imported target.
+    export_names: tuple[OutputName, ...] = ()
 
     def definitions(self, name: str) -> tuple[TargetDef, ...]:
         return tuple(t for t in self.targets if t.name == name)

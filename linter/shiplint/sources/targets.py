@@ -66,6 +66,7 @@ class TargetCommands:
     installs: list[Install]
     exported_sets: list[ExportInstall]
     installed_files: list[InstalledFile]
+    export_names: list[OutputName]
     edges: list[Edge]
     excluded_from_all: set[str]
     options: dict[str, str]
@@ -234,6 +235,8 @@ class TargetCommands:
         for name in map(known, names):
             if key in _OUTPUT_NAME_PROPERTIES:
                 self.output_names.append(OutputName(name, known(value), at, frame.conditions))
+            elif key == "EXPORT_NAME":
+                self.export_names.append(OutputName(name, known(value), at, frame.conditions))
             elif key == "EXCLUDE_FROM_ALL" and truthy(value):
                 self.excluded_from_all.add(name)
 
