@@ -279,7 +279,7 @@ def test_the_system_cmake_agrees_with_the_pinned_cmake_of_its_route(
 def test_source_mode_on_the_real_config(
     et_manifest: Manifest, both_routes: list[str], tmp_path: Path
 ) -> None:
-    """The 1.5.1 config as ExecuTorch's source (tools/cmake/executorch-config.cmake), with
+    """The 1.5.1 config as ExecuTorch's source (tools/cmake/executorch-wheel-config.cmake), with
     the tree synthesised from the manifest: the same real finding as on the wheel."""
     from shiplint.cmake_eval import evaluate_source
 

@@ -218,7 +218,7 @@ def test_new_executorch_project_reports_real_findings(tmp_path: Path, hook_repo:
     shutil.copy(EXAMPLE_MANIFEST, repo / "shiplint.yaml")
     with zipfile.ZipFile(real_wheel()) as wheel:
         config = wheel.read("executorch/share/cmake/executorch-config.cmake")
-    (repo / "tools" / "cmake" / "executorch-config.cmake").write_bytes(config)
+    (repo / "tools" / "cmake" / "executorch-wheel-config.cmake").write_bytes(config)
     # The CMakes as the README installs them (`pip install --target cmake-3.24 ...`), named
     # by relative paths: relative to the pyproject.toml, whatever directory CMake runs in.
     for binary, name in zip(cmake_binaries(), ("cmake-3.24", "cmake-4.4"), strict=True):
@@ -246,8 +246,8 @@ def test_new_executorch_project_reports_real_findings(tmp_path: Path, hook_repo:
         ("shiplint.yaml", "SL201"): 13,
         ("shiplint.yaml", "SL206"): 3,
         ("shiplint.yaml", "SL207"): 1,
-        ("tools/cmake/executorch-config.cmake", "SL102"): 1,
-        ("tools/cmake/executorch-config.cmake", "SL103"): 1,
+        ("tools/cmake/executorch-wheel-config.cmake", "SL102"): 1,
+        ("tools/cmake/executorch-wheel-config.cmake", "SL103"): 1,
     }
     assert (
         "EXECUTORCH_LIBRARIES does not carry the shipped component backend_qnn on CMake 3.24.3"
