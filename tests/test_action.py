@@ -294,7 +294,7 @@ def test_cmake_versions_are_installed_from_pypi_and_used(
     shutil.copy(EXAMPLE_MANIFEST, workspace / "shiplint.yaml")
     with zipfile.ZipFile(real_wheel()) as wheel:
         config = wheel.read("executorch/share/cmake/executorch-config.cmake")
-    (workspace / "tools" / "cmake" / "executorch-config.cmake").write_bytes(config)
+    (workspace / "tools" / "cmake" / "executorch-wheel-config.cmake").write_bytes(config)
     # One release keeps the test short; the README shows one per route ("3.24.3 4.4.5").
     # `args` narrows the run to config evaluation: this tree has no CMake sources.
     result = run(
