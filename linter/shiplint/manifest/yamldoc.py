@@ -96,7 +96,13 @@ def parse_yaml(text: str, label: str) -> Document:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = f"invalid YAML: {exc.problem or exc.context}"
+        problem = exc.problem or exc.context
+        # libyaml (bundled from PyYAML 6.0.4 on) stops at its own nesting limit, 1000
+        # levels, far past the manifest's: the same fact as the pure-Python route's.
+        if problem and "maximum nesting depth" in problem:
+            message = f"nested deeper than {MAX_DEPTH} levels"
+        else:
+            message = f"invalid YAML: {problem}"
         raise _fail(label, line, column, message) from None
     except yaml.YAMLError as exc:
         raise _fail(label, 1, 1, f"invalid YAML: {exc}") from None
