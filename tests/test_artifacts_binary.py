@@ -18,6 +18,7 @@ from shiplint.artifacts.records import (
     BinaryRecord,
     Binding,
     FileType,
+    SymbolKind,
 )
 from shiplint.platforms import Platform
 
@@ -45,7 +46,7 @@ def test_runtime_library_record(built_libs: dict[str, Path]) -> None:
     assert register.binding is Binding.GLOBAL and register.strong
     assert register.demangled == "pkg::runtime::register_kernel(int)"
     assert register.base == "pkg::runtime::register_kernel"
-    assert register.kind == "function"
+    assert register.kind is SymbolKind.FUNCTION
     # An out-of-line inline function is a weak (vague) definition, not a copy.
     assert symbols["_ZN3pkg7runtime11weak_helperEv"].binding is Binding.WEAK
     # A template's static member and a function-local static are GNU_UNIQUE.

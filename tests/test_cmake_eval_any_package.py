@@ -16,7 +16,7 @@ import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.languages import host_languages
-from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.cmake_eval.model import ConfigEvaluation, FailureKind
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Aggregate, Carries, Component, LibraryKind, Manifest
@@ -269,7 +269,7 @@ def test_a_failure_without_a_compiler_is_not_blamed_on_the_package() -> None:
     from shiplint.cmake_eval.model import Failure, Mode
     from shiplint.diagnostics import Location
 
-    failure = Failure("error", "FindThreads only works if either C or CXX language is enabled",
+    failure = Failure(FailureKind.ERROR, "FindThreads only works if either C or CXX language is enabled",
                       Location("x.whl!/pkg/share/cmake/pkg-config.cmake", 3))  # fmt: skip
     ev = ConfigEvaluation(
         mode=Mode.ARTIFACT, label="x.whl", platform=LINUX, cmake="cmake", cmake_version="4.4.5",

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from shiplint.cmake_eval import run
 from shiplint.cmake_eval.cmake_binary import identify
+from shiplint.cmake_eval.model import FailureKind
 from shiplint.manifest.model import Aggregate, Carries
 from shiplint.request import EVALUATION_TIMEOUT, RunRequest
 
@@ -127,7 +128,7 @@ def test_stop_all_ends_a_running_evaluation_and_refuses_new_ones(tmp_path: Path)
         run.stop_all()
         worker.join()
         (ev,) = results
-        assert ev.failure is not None and ev.failure.kind == "timeout"  # type: ignore[attr-defined]
+        assert ev.failure is not None and ev.failure.kind is FailureKind.TIMEOUT  # type: ignore[attr-defined]
         assert run.configure(identify(str(cmake(NEW_CMAKE_VERSION))), tmp_path, tmp_path / "w",
                              LINUX, 600.0).timed_out  # fmt: skip
     finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.cmake_eval import evaluate_artifact
-from shiplint.cmake_eval.model import ConfigEvaluation, MissingConfig
+from shiplint.cmake_eval.model import ConfigEvaluation, FailureKind, MissingConfig
 from shiplint.cmake_eval.results import cmake_list
 from shiplint.diagnostics import Location
 from shiplint.engine import Selection, lint
@@ -131,7 +131,7 @@ def test_another_platform_is_evaluated_as_that_platform(tmp_path: Path) -> None:
 def test_a_config_error_is_reported_with_cmakes_message_and_location(tmp_path: Path) -> None:
     config = 'set(pkg_FOUND TRUE)\n\nmessage(FATAL_ERROR "pkg: the runtime is broken")\n'
     (ev,) = _evaluate(tmp_path, config)
-    assert ev.failure is not None and ev.failure.kind == "error"
+    assert ev.failure is not None and ev.failure.kind is FailureKind.ERROR
     assert ev.failure.message == "pkg: the runtime is broken"
     assert ev.failure.location.render().endswith("/pkg-1.0!/pkg/share/cmake/pkg-config.cmake:3")
     (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
@@ -150,7 +150,7 @@ def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
 def test_a_hanging_config_is_stopped_and_reported(tmp_path: Path) -> None:
     config = "execute_process(COMMAND sleep 120)\nset(pkg_FOUND TRUE)\n"
     (ev,) = _evaluate(tmp_path, config, timeout=2.0)
-    assert ev.failure is not None and ev.failure.kind == "timeout"
+    assert ev.failure is not None and ev.failure.kind is FailureKind.TIMEOUT
     (diagnostic,) = lint(RULES, _manifest(), [ev], Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "time limit" in diagnostic.message
 
@@ -204,7 +204,7 @@ def test_an_unusable_cmake_is_a_finding_not_a_crash(tmp_path: Path) -> None:
     models = evaluate_artifact(tree, LINUX, _manifest(), [str(tmp_path / "no-cmake")], 10)
     (ev,) = models
     assert isinstance(ev, ConfigEvaluation) and ev.failure is not None
-    assert ev.failure.kind == "cmake-unusable"
+    assert ev.failure.kind is FailureKind.CMAKE_UNUSABLE
     assert [d.code for d in lint(RULES, _manifest(), models, Selection(select=("SL1",)))] == [
         "SL111"
     ]

@@ -15,6 +15,7 @@ from shiplint.cmake_eval.model import (
     ComponentRequest,
     ConfigEvaluation,
     Failure,
+    FailureKind,
     ImportedTarget,
     MissingConfig,
     Mode,
@@ -276,7 +277,7 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
         "config fails to configure",
         lambda: _evaluation(
             failure=Failure(
-                "error",
+                FailureKind.ERROR,
                 'Unknown CMake command "x".',
                 Location("pkg-1.0.whl", 3, member="pkg/cfg.cmake"),
             )
@@ -286,7 +287,7 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
     (
         "SL111",
         "config times out",
-        lambda: _evaluation(failure=Failure("timeout", "stopped", Location("cfg.cmake"))),
+        lambda: _evaluation(failure=Failure(FailureKind.TIMEOUT, "stopped", Location("cfg.cmake"))),
         {"cmake_version": "4.4.5"},
     ),
     (

@@ -36,6 +36,7 @@ from shiplint.artifacts.records import (
     BinaryRecord,
     Binding,
     FileType,
+    SymbolKind,
     SymbolRecord,
 )
 from shiplint.artifacts.static_archive import read_archive
@@ -200,10 +201,16 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     )
 
 
-def _elf_kind(symbol_type: str) -> str:
-    return {"FUNC": "function", "GNU_IFUNC": "function", "OBJECT": "object", "TLS": "object"}.get(
-        symbol_type, "other"
-    )
+_ELF_KINDS = {
+    "FUNC": SymbolKind.FUNCTION,
+    "GNU_IFUNC": SymbolKind.FUNCTION,
+    "OBJECT": SymbolKind.OBJECT,
+    "TLS": SymbolKind.OBJECT,
+}
+
+
+def _elf_kind(symbol_type: str) -> SymbolKind:
+    return _ELF_KINDS.get(symbol_type, SymbolKind.OTHER)
 
 
 def _elf_file_type(file_type: str, pie: bool) -> FileType:
@@ -270,7 +277,7 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
                     name=c_name,
                     binding=Binding.WEAK if symbol.description & _N_WEAK_DEF else Binding.GLOBAL,
                     visibility="default",
-                    kind="other",
+                    kind=SymbolKind.OTHER,
                 )
             )
     return BinaryRecord(
@@ -313,7 +320,7 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
             name=entry.name,
             binding=Binding.GLOBAL,
             visibility="default",
-            kind="function" if not entry.is_extern else "other",
+            kind=SymbolKind.FUNCTION if not entry.is_extern else SymbolKind.OTHER,
         )
         for entry in (export.entries if export is not None else ())
         if entry.name

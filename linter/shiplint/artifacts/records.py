@@ -42,6 +42,14 @@ class Binding(enum.Enum):
     UNIQUE = "unique"
 
 
+class SymbolKind(enum.Enum):
+    FUNCTION = "function"
+    # Data: an ELF OBJECT or TLS symbol.
+    OBJECT = "object"
+    # Anything else, and every Mach-O symbol (its symbol table does not say).
+    OTHER = "other"
+
+
 @dataclass(frozen=True)
 class SymbolRecord:
     """A defined, exported symbol. `name` is the C-level name (Mach-O's leading `_` removed)."""
@@ -49,7 +57,7 @@ class SymbolRecord:
     name: str
     binding: Binding
     visibility: str
-    kind: str  # function | object | other
+    kind: SymbolKind
 
     @property
     def strong(self) -> bool:

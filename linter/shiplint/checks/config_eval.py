@@ -17,6 +17,7 @@ from shiplint.cmake_eval.model import (
     AggregateAcrossRoutes,
     ConfigEvaluation,
     EntryKind,
+    FailureKind,
     ImportedTarget,
     MissingConfig,
     Mode,
@@ -384,12 +385,12 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
     if failure is None:
         return
     what = {
-        "timeout": "evaluating the config was stopped at the time limit",
-        "cmake-unusable": "the config could not be evaluated",
+        FailureKind.TIMEOUT: "evaluating the config was stopped at the time limit",
+        FailureKind.CMAKE_UNUSABLE: "the config could not be evaluated",
     }.get(failure.kind, "the config fails to configure")
     # Without a compiler the probe is a consumer no real one resembles: say that, and do
     # not blame the package for what may be the probe's limit.
-    no_language = failure.kind == "error" and not ev.languages
+    no_language = failure.kind is FailureKind.ERROR and not ev.languages
     limit = (
         " (the probe consumer enabled no language: no C or C++ compiler is on PATH)"
         if no_language
@@ -400,9 +401,9 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
             "Install a C and C++ compiler where shiplint runs, so the probe enables the "
             "languages a consumer's project() does, and run again."
         )
-    elif failure.kind == "error":
+    elif failure.kind is FailureKind.ERROR:
         hint = "Fix the error CMake reports: a consumer with project(<name> C CXX) stops there too."
-    elif failure.kind == "timeout":
+    elif failure.kind is FailureKind.TIMEOUT:
         hint = (
             "A config must configure quickly and without prompting; check for loops and "
             "for commands it runs that wait."

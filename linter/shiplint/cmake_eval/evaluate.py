@@ -27,6 +27,7 @@ from shiplint.cmake_eval.model import (
     ComponentRequest,
     ConfigEvaluation,
     Failure,
+    FailureKind,
     ImportedTarget,
     MissingConfig,
     Mode,
@@ -162,7 +163,7 @@ def _evaluate_all(
     if not cmakes:
         # Said, not skipped: no CMake means no route of the config was checked.
         failure = Failure(
-            "cmake-unusable",
+            FailureKind.CMAKE_UNUSABLE,
             "no CMake binary is configured (--cmake, [tool.shiplint] cmake) and none is on PATH",
             what.config,
         )
@@ -173,7 +174,7 @@ def _evaluate_all(
             cmake = identify(path)
         except CMakeUnusable as exc:
             failure = Failure(
-                "cmake-unusable", f"cannot use CMake {path}: {exc.reason}", what.config
+                FailureKind.CMAKE_UNUSABLE, f"cannot use CMake {path}: {exc.reason}", what.config
             )
             return _failed(what, path, "unknown", None, failure)
         route = manifest.cmake.route_for(cmake.version)
@@ -459,7 +460,7 @@ def _failure(
 ) -> Failure | None:
     if outcome.timed_out:
         return Failure(
-            "timeout",
+            FailureKind.TIMEOUT,
             f"configuring a consumer did not finish within {timeout:g} s and was stopped",
             layout.config_location,
         )
@@ -469,9 +470,11 @@ def _failure(
     if error is None:
         tail = mapper.text(outcome.stderr.strip())[-500:] or "no output"
         return Failure(
-            "error", f"CMake exited with {outcome.returncode}: {tail}", layout.config_location
+            FailureKind.ERROR,
+            f"CMake exited with {outcome.returncode}: {tail}",
+            layout.config_location,
         )
     location = error_location(
         error, mapper, probe.source_dir, layout.config_location, layout.location
     )
-    return Failure("error", mapper.text(error.message), location)
+    return Failure(FailureKind.ERROR, mapper.text(error.message), location)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from shiplint.artifacts.archive import MemberError
-from shiplint.cmake_eval.model import Failure, Mode, ShippedLibrary
+from shiplint.cmake_eval.model import Failure, FailureKind, Mode, ShippedLibrary
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
@@ -135,7 +135,7 @@ def layout_artifact(
             try:
                 data = tree.read(name, CONFIG_READ_LIMIT)
             except MemberError as exc:
-                return Failure("error", f"cannot read {name}: {exc}", tree.location(name))
+                return Failure(FailureKind.ERROR, f"cannot read {name}: {exc}", tree.location(name))
             with open(target, "wb") as stream:
                 stream.write(data)
         else:
@@ -178,7 +178,7 @@ def layout_source(
     cmake = manifest.cmake
     if cmake.config_source is None:
         return Failure(
-            "error", "the manifest names no cmake.config_source", Location(manifest.path)
+            FailureKind.ERROR, "the manifest names no cmake.config_source", Location(manifest.path)
         )
     config_dir = cmake.installed_config_dirs[0]
     members: list[str] = []
@@ -200,7 +200,7 @@ def layout_source(
         source = repo / repo_path
         if not source.is_file():
             return Failure(
-                "error",
+                FailureKind.ERROR,
                 f"the config source {repo_path} named by the manifest does not exist",
                 Location(manifest.path),
             )

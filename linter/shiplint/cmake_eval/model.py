@@ -154,11 +154,20 @@ class ShippedLibrary:
     components: tuple[str, ...]
 
 
+class FailureKind(enum.Enum):
+    # CMake reported an error (or exited without the probe's results).
+    ERROR = "error"
+    # The configure run was stopped at the time limit.
+    TIMEOUT = "timeout"
+    # The CMake binary could not be used at all.
+    CMAKE_UNUSABLE = "cmake-unusable"
+
+
 @dataclass(frozen=True)
 class Failure:
     """The evaluation did not complete: CMake's own message and where it points."""
 
-    kind: str  # "error" | "timeout" | "cmake-unusable"
+    kind: FailureKind
     message: str
     location: Location
 
