@@ -12,6 +12,7 @@ from shiplint.link_probe.model import (
     NotProbed,
     NotProbedReason,
     ProbeContext,
+    ProbeStep,
     ProbeUnavailable,
     ToolFailure,
 )
@@ -36,7 +37,9 @@ KERNELS = Consumer(ConsumerKind.TARGET, component="kernels", target="probepkg::k
 RUNTIME = Consumer(ConsumerKind.TARGET, component="runtime", target="probepkg::runtime")
 EXTRA_VAR = Consumer(ConsumerKind.VARIABLE, component="extra", variable="PROBEPKG_EXTRA_LIBRARY")
 AGGREGATE = Consumer(ConsumerKind.AGGREGATE, variable="PROBEPKG_LIBRARIES")
-FAILED = ToolFailure("build", 1, "exited with status 1", "ld: cannot find -lprobepkg_missing")
+FAILED = ToolFailure(
+    ProbeStep.BUILD, 1, "exited with status 1", "ld: cannot find -lprobepkg_missing"
+)
 
 
 def built(

@@ -161,7 +161,7 @@ def consumer_build_failed(manifest: Manifest, build: ConsumerBuild) -> Iterator[
     output = f"; last lines of output:\n{failure.tail}" if failure.tail else ""
     yield Finding(
         message=(
-            f"{build.consumer.describe()} failed at the {failure.step} step {_where(context)}: "
+            f"{build.consumer.describe()} failed at the {failure.step.value} step {_where(context)}: "
             f"{failure.reason}{output}"
         ),
         location=context.config,

@@ -82,12 +82,18 @@ class ProbeContext:
         return next((f for lib, f in self.shipped if lib == library), library)
 
 
+class ProbeStep(enum.Enum):
+    CONFIGURE = "configure"
+    BUILD = "build"
+    # The built consumer could not be read.
+    READ = "read"
+
+
 @dataclass(frozen=True)
 class ToolFailure:
     """A step that did not complete, with the tail of what the tool printed."""
 
-    # "configure", "build" or "read" (the built binary could not be read).
-    step: str
+    step: ProbeStep
     # The exit status; None when the tool was stopped (timeout) or could not start.
     returncode: int | None
     reason: str

@@ -29,6 +29,7 @@ from shiplint.link_probe.model import (
     NotProbed,
     NotProbedReason,
     ProbeContext,
+    ProbeStep,
     ProbeUnavailable,
     ToolFailure,
 )
@@ -173,7 +174,7 @@ class _Session:
         discovered = self.work / _directory(Consumer(ConsumerKind.DISCOVERY)) / "build"
         version_file = discovered / cons.VERSION_FILE
         if not version_file.is_file():
-            failure = self._clean(discovery.failure("configure"))
+            failure = self._clean(discovery.failure(ProbeStep.CONFIGURE))
             reason = f"CMake {cmake} did not run a configure: {failure.reason}\n{failure.tail}"
             return [ProbeUnavailable(self.tree.label, reason.rstrip(), self.config)]
         version = version_file.read_text(encoding="utf-8").strip()
@@ -189,7 +190,7 @@ class _Session:
             shipped=tuple((lib, Path(members[0]).name) for lib, members in self.layout.shipped),
         )
         if not discovery.ok:
-            failure = self._clean(discovery.failure("configure"))
+            failure = self._clean(discovery.failure(ProbeStep.CONFIGURE))
             return [ConsumerBuild(context, Consumer(ConsumerKind.DISCOVERY), failure)]
         targets_file = discovered / cons.TARGETS_FILE
         targets = tuple(t for t in targets_file.read_text(encoding="utf-8").split(";") if t)
@@ -247,14 +248,16 @@ class _Session:
     ) -> ConsumerBuild:
         configured = self._configure(cmake, consumer, env, options)
         if not configured.ok:
-            return ConsumerBuild(context, consumer, self._clean(configured.failure("configure")))
+            return ConsumerBuild(
+                context, consumer, self._clean(configured.failure(ProbeStep.CONFIGURE))
+            )
         build = self.work / _directory(consumer) / "build"
         built = run_tool([cmake, "--build", str(build)], self.work, env, options.timeout)
         if not built.ok:
-            return ConsumerBuild(context, consumer, self._clean(built.failure("build")))
+            return ConsumerBuild(context, consumer, self._clean(built.failure(ProbeStep.BUILD)))
         info = read_dynamic(build / CONSUMER_BINARY)
         if isinstance(info, str):
-            failure = ToolFailure("read", None, info, "")
+            failure = ToolFailure(ProbeStep.READ, None, info, "")
             return ConsumerBuild(context, consumer, failure)
         libraries = tuple(dict.fromkeys(self.names[n] for n in info.needed if n in self.names))
         return ConsumerBuild(context, consumer, None, info.needed, libraries)

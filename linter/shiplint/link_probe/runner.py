@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.link_probe.model import ToolFailure
+from shiplint.link_probe.model import ProbeStep, ToolFailure
 
 # Lines of a tool's output a failure keeps: enough for CMake's error block.
 TAIL_LINES = 25
@@ -35,7 +35,7 @@ class ToolRun:
     def ok(self) -> bool:
         return self.error is None and self.returncode == 0
 
-    def failure(self, step: str) -> ToolFailure:
+    def failure(self, step: ProbeStep) -> ToolFailure:
         reason = self.error or f"exited with status {self.returncode}"
         return ToolFailure(step, self.returncode, reason, tail(self.output))
 
