@@ -14,6 +14,7 @@ lief reads exactly what it reads in a shipped wheel.
     libpkg_rpath.so        DT_RPATH instead of DT_RUNPATH (--disable-new-dtags)
     libpkg_abs.so          RUNPATH /home/build/pkg/build/lib (absolute, build tree)
     libpkg_missing.so      NEEDED libnothere.so, which no wheel ships
+    libpkg_atomic.so       NEEDED libatomic.so.1 (a system library some policies allow)
     pkg_tool               an executable
 """
 
@@ -143,6 +144,14 @@ def build_libraries(root: Path) -> dict[str, Path]:
         cxx=False,
     )
     nothere.unlink()
+    libs["libpkg_atomic.so"] = _compile(
+        out / "libpkg_atomic.so",
+        [src / "tool.c"],
+        "-Wl,-soname,libpkg_atomic.so",
+        "-Wl,--no-as-needed",
+        "-latomic",
+        cxx=False,
+    )
     obj = out / "comp.o"
     subprocess.run(
         ["g++", "-c", "-fPIC", "-o", str(obj), str(src / "comp.cpp")],

@@ -171,6 +171,9 @@ class ArtifactTree(ABC):
         # How locations name it: the path as the user gave it (see `open_artifact`).
         self.shown = str(path)
         self.platform: Platform | None = _wheel_platform(path) if kind == "wheel" else None
+        # The wheel's platform tag as written (`manylinux_2_28_x86_64`): it names the
+        # system-library policy the wheel claims.
+        self.platform_tag: str | None = _wheel_platform_tag(path) if kind == "wheel" else None
         self._rejected: list[Rejected] = []
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
         # and tarfile share one file position, so member reads take turns.
@@ -285,13 +288,17 @@ class ArtifactTree(ABC):
         return MemberError(self.path, name, "no such member")
 
 
-def _wheel_platform(path: Path) -> Platform | None:
-    """The platform of `{dist}-{version}(-{build})?-{py}-{abi}-{platform}.whl`."""
+def _wheel_platform_tag(path: Path) -> str | None:
+    """The platform tag of `{dist}-{version}(-{build})?-{py}-{abi}-{platform}.whl`."""
     parts = path.name[: -len(".whl")].split("-")
-    if len(parts) < 5:
-        return None
+    return parts[-1] if len(parts) >= 5 else None
+
+
+def _wheel_platform(path: Path) -> Platform | None:
+    """The platform of a wheel's file name."""
+    tag = _wheel_platform_tag(path)
     # A compressed tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64`) names one platform.
-    return platform_from_wheel_tag(parts[-1].split(".")[0])
+    return None if tag is None else platform_from_wheel_tag(tag.split(".")[0])
 
 
 class ZipTree(ArtifactTree):

@@ -76,6 +76,7 @@ def collect_artifact(
         copies=copies,
         unreadable=tuple(sorted(unreadable, key=lambda u: u.member)),
         rejected=tree.rejected,
+        platform_tag=tree.platform_tag,
     )
 
 

@@ -20,6 +20,7 @@ from fnmatch import fnmatchcase
 from shiplint.artifacts.model import ArtifactModel
 from shiplint.artifacts.paths import join_within
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
+from shiplint.artifacts.system_policy import allowed_by
 from shiplint.manifest.model import Externals
 
 _ORIGIN_TOKENS = ("${ORIGIN}", "$ORIGIN", "@loader_path")
@@ -100,8 +101,19 @@ class Resolved:
     member: str | None = None
 
 
-def allowed_external(name: str, externals: Externals, case_insensitive: bool = False) -> bool:
-    patterns = (*externals.system, *(p for pr in externals.provided for p in pr.patterns))
+def allowed_external(
+    model: ArtifactModel, name: str, externals: Externals, case_insensitive: bool = False
+) -> bool:
+    """Whether `name` is a system library (listed, or allowed by a named policy) or provided."""
+    os_name = model.platform.os if model.platform is not None else None
+    policy = (
+        allowed_by(externals.policies, model.platform_tag, os_name) if externals.policies else ()
+    )
+    patterns = (
+        *externals.system,
+        *policy,
+        *(p for pr in externals.provided for p in pr.patterns),
+    )
     if case_insensitive:
         return any(fnmatchcase(name.lower(), p.lower()) for p in patterns)
     return any(fnmatchcase(name, p) for p in patterns)
@@ -120,7 +132,7 @@ def resolve_needed(
         member = model.members_by_lower_name.get(wanted)
         if member is not None:
             return Resolved(needed, Resolution.PACKAGE, member)
-        if allowed_external(needed, externals, case_insensitive=True):
+        if allowed_external(model, needed, externals, case_insensitive=True):
             return Resolved(needed, Resolution.EXTERNAL)
         return Resolved(needed, Resolution.UNRESOLVED)
     if binary.format is BinaryFormat.MACHO:
@@ -132,7 +144,7 @@ def resolve_needed(
                 candidate = f"{entry.directory}/{needed}" if entry.directory else needed
                 if candidate in members:
                     return Resolved(needed, Resolution.PACKAGE, candidate)
-        if allowed_external(needed, externals):
+        if allowed_external(model, needed, externals):
             return Resolved(needed, Resolution.EXTERNAL)
     return Resolved(needed, Resolution.UNRESOLVED)
 
@@ -159,7 +171,7 @@ def _resolve_macho(
             return Resolved(needed, Resolution.PACKAGE, candidate)
     elif needed.startswith(_MACOS_SYSTEM_PREFIXES):
         return Resolved(needed, Resolution.EXTERNAL)
-    if not needed.startswith("/") and allowed_external(base, externals):
+    if not needed.startswith("/") and allowed_external(model, base, externals):
         return Resolved(needed, Resolution.EXTERNAL)
     return Resolved(needed, Resolution.UNRESOLVED)
 

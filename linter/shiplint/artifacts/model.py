@@ -61,6 +61,8 @@ class ArtifactModel:
     # (copy, the member it copies). A copy is not in `binaries`: it is checked as the
     # member it copies, once.
     copies: tuple[tuple[str, str], ...] = ()
+    # A wheel's platform tag as written (`manylinux_2_28_x86_64`), else None.
+    platform_tag: str | None = None
 
     def copy_of(self, member: str) -> str | None:
         return next((kept for copy, kept in self.copies if copy == member), None)

@@ -145,7 +145,8 @@ def _build(doc: Document) -> Manifest:
     )
     ext = d.get("externals", {})
     externals = Externals(
-        system=tuple(ext.get("system", ())),
+        system=tuple(e for e in ext.get("system", ()) if isinstance(e, str)),
+        policies=tuple(e["policy"] for e in ext.get("system", ()) if isinstance(e, dict)),
         provided=tuple(
             ProvidedLibraries(p["provider"], tuple(p["libraries"])) for p in ext.get("provided", ())
         ),

@@ -215,11 +215,9 @@ class ProvidedLibraries:
 class Externals:
     system: tuple[str, ...] = ()
     provided: tuple[ProvidedLibraries, ...] = ()
-
-    def allows(self, file_name: str) -> bool:
-        if any(fnmatchcase(file_name, p) for p in self.system):
-            return True
-        return any(fnmatchcase(file_name, p) for pr in self.provided for p in pr.patterns)
+    # System-library policies named under `system` (`platform-tag`, `manylinux_2_28`):
+    # which libraries they allow depends on the artifact (`artifacts.system_policy`).
+    policies: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
