@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from shiplint.artifacts.archive import (
     ArtifactError,
+    ArtifactKind,
     MemberError,
     normalise_member,
     open_artifact,
@@ -67,7 +68,7 @@ def test_member_names_are_normalised_and_hostile_ones_refused(
 
 def test_real_wheel_lists_members_and_platform_without_unpacking() -> None:
     with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
-        assert tree.kind == "wheel"
+        assert tree.kind is ArtifactKind.WHEEL
         assert tree.platform == Platform("linux", "x86_64")
         names = tree.names()
         assert "executorch/lib/libexecutorch.so" in names
@@ -105,10 +106,10 @@ def test_compressed_tag_set_names_one_platform(tmp_path: Path) -> None:
 
 def test_plain_zip_and_tar_have_no_platform_until_binaries_say(tmp_path: Path) -> None:
     with open_artifact(_zip(tmp_path / "sdk.zip", {"lib/a.so": b"x"})) as tree:
-        assert (tree.kind, tree.platform, tree.names()) == ("zip", None, ("lib/a.so",))
+        assert (tree.kind, tree.platform, tree.names()) == (ArtifactKind.ZIP, None, ("lib/a.so",))
     _tar(tmp_path / "sdk.tar.gz", {"lib/a.so": b"abc"}).close()
     with open_artifact(tmp_path / "sdk.tar.gz") as tree:
-        assert (tree.kind, tree.platform, tree.names()) == ("tar", None, ("lib/a.so",))
+        assert (tree.kind, tree.platform, tree.names()) == (ArtifactKind.TAR, None, ("lib/a.so",))
         assert tree.read("lib/a.so") == b"abc"
 
 
@@ -166,7 +167,7 @@ def test_directory_with_escaping_and_inner_links(tmp_path: Path) -> None:
     os.symlink("missing.so", root / "lib" / "dangling.so")
     os.symlink("/usr", root / "usr")
     with open_artifact(root) as tree:
-        assert tree.kind == "directory" and tree.label == "prefix"
+        assert tree.kind is ArtifactKind.DIRECTORY and tree.label == "prefix"
         assert tree.names() == ("lib/libx.so", "lib/libx.so.1")
         assert tree.read("lib/libx.so") == b"x"
         assert {r.member for r in tree.rejected} == {"lib/passwd.so", "lib/dangling.so", "usr"}

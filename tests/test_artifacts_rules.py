@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.collect import collect_artifact
-from shiplint.artifacts.model import ArtifactModel, LibraryFile
+from shiplint.artifacts.model import ArtifactKind, ArtifactModel, LibraryFile
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
@@ -158,7 +158,7 @@ def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> A
     return ArtifactModel(
         label="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
         path="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
-        kind="wheel",
+        kind=ArtifactKind.WHEEL,
         platform=Platform("macos", "aarch64"),
         platform_source="wheel tag",
         members=members,
@@ -495,7 +495,7 @@ def test_sl319_windows_dll_without_import_library(
     model = ArtifactModel(
         label="pkg-1.0-cp311-cp311-win_amd64.whl",
         path="dist/pkg-1.0-cp311-cp311-win_amd64.whl",
-        kind="wheel",
+        kind=ArtifactKind.WHEEL,
         platform=Platform("windows", "x86_64"),
         platform_source="wheel tag",
         members=(dll.name, *extra_members),

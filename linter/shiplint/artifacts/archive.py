@@ -15,6 +15,7 @@ cannot be read raises `MemberError` (the collector turns it into a model fact).
 
 from __future__ import annotations
 
+import enum
 import lzma
 import os
 import stat
@@ -69,6 +70,14 @@ _READ_ERRORS = (
     NotImplementedError,
     ValueError,
 )
+
+
+class ArtifactKind(enum.Enum):
+    WHEEL = "wheel"
+    ZIP = "zip"
+    TAR = "tar"
+    # An install tree: a directory holding the package as it would be installed.
+    DIRECTORY = "directory"
 
 
 class ArtifactError(Exception):
@@ -162,18 +171,17 @@ def _resolve_link(member: str, target: str) -> str | None:
 class ArtifactTree(ABC):
     """The files of one artifact. Use as a context manager; `close()` releases the handle."""
 
-    def __init__(self, path: Path, kind: str) -> None:
+    def __init__(self, path: Path, kind: ArtifactKind) -> None:
         self.path = path
-        # "wheel", "zip", "tar" or "directory".
         self.kind = kind
         # How messages and subjects name it: the file name.
         self.label = path.name
         # How locations name it: the path as the user gave it (see `open_artifact`).
         self.shown = str(path)
-        self.platform: Platform | None = _wheel_platform(path) if kind == "wheel" else None
+        self.platform: Platform | None = _wheel_platform(path) if kind is ArtifactKind.WHEEL else None
         # The wheel's platform tag as written (`manylinux_2_28_x86_64`): it names the
         # system-library policy the wheel claims.
-        self.platform_tag: str | None = _wheel_platform_tag(path) if kind == "wheel" else None
+        self.platform_tag: str | None = _wheel_platform_tag(path) if kind is ArtifactKind.WHEEL else None
         self._rejected: list[Rejected] = []
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
         # and tarfile share one file position, so member reads take turns.
@@ -302,7 +310,7 @@ def _wheel_platform(path: Path) -> Platform | None:
 
 
 class ZipTree(ArtifactTree):
-    def __init__(self, path: Path, kind: str) -> None:
+    def __init__(self, path: Path, kind: ArtifactKind) -> None:
         super().__init__(path, kind)
         try:
             self._zip = zipfile.ZipFile(path)
@@ -415,7 +423,7 @@ _TAR_EXTENSION_TYPES = (
 
 class TarTree(ArtifactTree):
     def __init__(self, path: Path) -> None:
-        super().__init__(path, "tar")
+        super().__init__(path, ArtifactKind.TAR)
         try:
             # Held open for the tree's life and closed by close(), like the zip.
             self._tar = tarfile.open(path, "r:*", tarinfo=_BoundedTarInfo)  # noqa: SIM115
@@ -512,7 +520,7 @@ class DirectoryTree(ArtifactTree):
     """An install tree on disk. Symlinks are followed only while they stay inside it."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path, "directory")
+        super().__init__(path, ArtifactKind.DIRECTORY)
         self._root = Path(os.path.realpath(path))
         self._files: dict[str, Path] = {}
         for name, full in self._walk():
@@ -622,11 +630,11 @@ def _open(path: Path) -> ArtifactTree:
     if name.endswith(".whl"):
         if not zipfile.is_zipfile(path):
             raise ArtifactError(path, "a wheel must be a zip archive, and this file is not one")
-        return ZipTree(path, "wheel")
+        return ZipTree(path, ArtifactKind.WHEEL)
     if name.endswith(_TAR_SUFFIXES):
         return TarTree(path)
     if zipfile.is_zipfile(path):
-        return ZipTree(path, "zip")
+        return ZipTree(path, ArtifactKind.ZIP)
     if _is_tar(path):
         return TarTree(path)
     raise ArtifactError(path, "not a wheel, zip, tar archive or directory")

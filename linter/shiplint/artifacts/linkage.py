@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.model import ArtifactKind, ArtifactModel
 from shiplint.artifacts.paths import join_within
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.artifacts.system_policy import allowed_by
@@ -123,7 +123,7 @@ def resolve_needed(
     model: ArtifactModel, binary: BinaryRecord, needed: str, externals: Externals
 ) -> Resolved:
     """Where the loader of `binary`'s own OS would find the dependency `needed`."""
-    wheel = model.kind == "wheel"
+    wheel = model.kind is ArtifactKind.WHEEL
     members = model.member_set
     if binary.format is BinaryFormat.PE:
         # Windows: the DLL's own directory first (case-insensitive), then the system.

@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+# ArtifactKind is re-exported: the rules read it from the model.
+from shiplint.artifacts.archive import ArtifactKind as ArtifactKind
 from shiplint.artifacts.archive import Rejected
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
@@ -44,8 +46,7 @@ class ArtifactModel:
     label: str
     # Its path as locations name it (relative to the checked root when under it).
     path: str
-    # "wheel", "zip", "tar" or "directory".
-    kind: str
+    kind: ArtifactKind
     platform: Platform | None
     # Where the platform came from: "wheel tag", "binaries", or "unknown".
     platform_source: str

@@ -18,7 +18,7 @@ from shiplint.artifacts.linkage import (
     load_closure,
     resolve_needed,
 )
-from shiplint.artifacts.model import ArtifactModel, LibraryFile
+from shiplint.artifacts.model import ArtifactKind, ArtifactModel, LibraryFile
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
@@ -89,7 +89,8 @@ def _loadable_binaries(
 
 def _noun(model: ArtifactModel) -> str:
     """The artifact as a message names it: its file name is already in the location."""
-    return {"wheel": "the wheel", "directory": "the install tree"}.get(model.kind, "the archive")
+    nouns = {ArtifactKind.WHEEL: "the wheel", ArtifactKind.DIRECTORY: "the install tree"}
+    return nouns.get(model.kind, "the archive")
 
 
 # ------------------------------------------------------------------ SL301
@@ -486,7 +487,7 @@ def unresolved_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[
 
 def runpath_outside_package(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL309: a RUNPATH entry that is absolute, a build tree, or climbs out of the artifact."""
-    wheel = model.kind == "wheel"
+    wheel = model.kind is ArtifactKind.WHEEL
     for binary in model.binaries:
         bad: list[str] = []
         for raw in (*binary.runpath, *binary.rpath):
@@ -511,7 +512,7 @@ def runpath_outside_package(manifest: Manifest, model: ArtifactModel) -> Iterato
 
 def runpath_missing_directory(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
     """SL310: a RUNPATH entry names a directory the artifact does not contain."""
-    wheel = model.kind == "wheel"
+    wheel = model.kind is ArtifactKind.WHEEL
     for binary in model.binaries:
         missing: list[str] = []
         for raw in (*binary.runpath, *binary.rpath):
