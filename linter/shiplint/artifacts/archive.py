@@ -178,10 +178,14 @@ class ArtifactTree(ABC):
         self.label = path.name
         # How locations name it: the path as the user gave it (see `open_artifact`).
         self.shown = str(path)
-        self.platform: Platform | None = _wheel_platform(path) if kind is ArtifactKind.WHEEL else None
+        self.platform: Platform | None = (
+            _wheel_platform(path) if kind is ArtifactKind.WHEEL else None
+        )
         # The wheel's platform tag as written (`manylinux_2_28_x86_64`): it names the
         # system-library policy the wheel claims.
-        self.platform_tag: str | None = _wheel_platform_tag(path) if kind is ArtifactKind.WHEEL else None
+        self.platform_tag: str | None = (
+            _wheel_platform_tag(path) if kind is ArtifactKind.WHEEL else None
+        )
         self._rejected: list[Rejected] = []
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
         # and tarfile share one file position, so member reads take turns.
