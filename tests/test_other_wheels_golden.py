@@ -155,3 +155,22 @@ def test_planted_an_opt_in_component_pulled_into_the_aggregate(
         assert finding["subject"]["variable"] == "TBB_IMPORTED_TARGETS"
         assert "TBB_IMPORTED_TARGETS carries the opt-in component tbbbind" in finding["message"]
         assert "`TBB::tbbbind`" in finding["message"]
+
+
+def test_planted_only_the_unversioned_copy_ships(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SONAME-named file is gone, its copies stay: one finding naming them."""
+    monkeypatch.chdir(REPO)
+
+    def drop_soname_file(name: str, data: bytes) -> bytes | None:
+        return None if name == _TBB_LIB + "libtbb_debug.so.12" else data
+
+    wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name,
+                     drop_soname_file)  # fmt: skip
+    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    (missing,) = _findings(document, "SL301")
+    assert missing["subject"]["library"] == "tbb_debug"
+    assert missing["subject"]["component"] == "tbb"
+    assert "found instead: libtbb_debug.so, libtbb_debug.so.12.13" in missing["message"]
+    assert _findings(document, "SL302") == []

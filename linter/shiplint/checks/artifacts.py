@@ -125,6 +125,14 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
     if model.platform is None:
         return
     declared = {f.member for f in model.libraries if f.member is not None}
+    # Files SL301 already names as found instead of a missing library (an unversioned
+    # copy shipped without the SONAME-named file): one finding, not two.
+    declared |= {
+        f"{f.directory}/{name}" if f.directory else name
+        for f in model.libraries
+        if f.member is None
+        for name in f.lookalikes
+    }
     # A byte-identical copy of a shipped file is not in `binaries`: it is that file.
     candidates = {b.name for b in model.binaries if b.file_type is not FileType.STATIC_ARCHIVE}
     candidates |= {u.member for u in model.unreadable if is_shared_object_name(u.member)}
