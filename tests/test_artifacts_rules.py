@@ -21,7 +21,8 @@ from shiplint.artifacts.model import ArtifactKind, ArtifactModel, LibraryFile
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership
+from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership, Placement
+from shiplint.platforms import Platform, PlatformSelector
 from shiplint.registry import RULES
 
 from tests.artifact_libs import built_libs, pack_wheel
@@ -118,6 +119,31 @@ def test_sl302_undeclared_and_misplaced(tmp_path: Path, built_libs: dict[str, Pa
     assert set(found) == {"libpkg_fat.so", "libpkg_comp.so"}
     assert "does not declare" in found["libpkg_fat.so"].message
     assert "places pkg_comp in pkg/lib/" in found["libpkg_comp.so"].message
+
+
+def test_sl302_sl304_byte_identical_versioned_copies_are_one_library(
+    tmp_path: Path, built_libs: dict[str, Path]
+) -> None:
+    """A wheel holds no symlinks: libpkg.so.1.2 beside libpkg.so is the same file."""
+    mf = _manifest(_runtime(), _component("pkg_comp"))
+    files = {**GOOD, "pkg/lib/libpkg.so.1.2": "libpkg.so", "pkg/lib/libpkg_comp.so.1": "libpkg.so"}
+    diagnostics = _check(tmp_path, built_libs, files, mf)
+    # The identical copy is silent; the same-named file with other bytes is not.
+    (undeclared,) = _codes(diagnostics, "SL302")
+    assert undeclared.message.startswith("pkg/lib/libpkg_comp.so.1 ")
+    assert _codes(diagnostics, "SL304") == []
+
+
+def test_sl302_second_match_in_the_placed_directory(
+    tmp_path: Path, built_libs: dict[str, Path]
+) -> None:
+    """Not "the manifest places X in dir/" about a file that is in dir/."""
+    placement = Placement(PlatformSelector.parse("linux"), "pkg/lib", "libpkg_comp.so*", True)
+    mf = _manifest(_runtime(), _component("pkg_comp", placements=(placement,)))
+    files = {**GOOD, "pkg/lib/libpkg_comp.so.2": "libpkg_fat.so"}
+    (diag,) = _codes(_check(tmp_path, built_libs, files, mf), "SL302")
+    assert "also matches pkg_comp's file pattern libpkg_comp.so*" in diag.message
+    assert "pkg/lib/libpkg_comp.so" in diag.message and "places" not in diag.message
 
 
 # ---------------------------------------------------------------- SL303
@@ -258,6 +284,46 @@ def test_sl307_quiet_for_plugins_nothing_loads_together(
     mf = _manifest(library("pkg_fat", LibraryKind.PLUGIN), library("pkg", LibraryKind.PLUGIN))
     files = {"pkg/lib/libpkg.so": "libpkg.so", "pkg/lib/libpkg_fat.so": "libpkg_fat.so"}
     assert _codes(_check(tmp_path, built_libs, files, mf), "SL307") == []
+
+
+def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
+    """Guard variables, typeinfo, vtables, inline statics and std:: instantiations that a
+    version script left global interpose to one copy; a real function twice is reported."""
+    from shiplint.artifacts.records import Binding, SymbolRecord
+
+    vague = (
+        "_ZGVZN2ov3Any4ImplIiE19get_type_info_staticEvE16type_info_static",
+        "_ZTIN2ov12PartialShapeE",
+        "_ZTSN2ov12PartialShapeE",
+        "_ZTVN2ov4NodeE",
+        "_ZZN2ov3Any4ImplIiE19get_type_info_staticEvE16type_info_static",
+        "_ZNSt6vectorISsSaISsEE17_M_realloc_insertIJRKSsEEEvN9__gnu_cxx17__normal_iteratorIPSsS1_EEDpOT_",
+    )
+    real = "get_api_version"
+    symbols = tuple(
+        SymbolRecord(name, Binding.GLOBAL, "default", "function") for name in (*vague, real)
+    )
+
+    def elf(name: str) -> BinaryRecord:
+        return BinaryRecord(
+            name=name, format=BinaryFormat.ELF, arches=("x86_64",),
+            file_type=FileType.SHARED_LIBRARY, soname=name.rsplit("/", 1)[-1], needed=(),
+            runpath=(), rpath=(), defined=symbols, undefined=(),
+        )  # fmt: skip
+
+    mf = _manifest(_component("pkg_a"), _component("pkg_b"))
+    records = (elf("pkg/lib/libpkg_a.so"), elf("pkg/lib/libpkg_b.so"))
+    model = ArtifactModel(
+        label=TAG, kind="wheel", platform=Platform("linux", "x86_64"),
+        platform_source="wheel tag", members=tuple(r.name for r in records),
+        libraries=tuple(
+            LibraryFile(f"pkg_{x}", "pkg/lib", f"libpkg_{x}.so", True, f"pkg/lib/libpkg_{x}.so")
+            for x in "ab"
+        ),
+        binaries=records,
+    )  # fmt: skip
+    (duplicate,) = _codes(lint(RULES, mf, [model], Selection(("SL307",))), "SL307")
+    assert "both strongly define 1 symbol: get_api_version" in duplicate.message
 
 
 def test_sl318_sentinel_the_owner_does_not_define(
