@@ -289,7 +289,7 @@ def test_sl307_quiet_for_plugins_nothing_loads_together(
 def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
     """Guard variables, typeinfo, vtables, inline statics and std:: instantiations that a
     version script left global interpose to one copy; a real function twice is reported."""
-    from shiplint.artifacts.records import Binding, SymbolRecord
+    from shiplint.artifacts.records import Binding, SymbolKind, SymbolRecord
 
     vague = (
         "_ZGVZN2ov3Any4ImplIiE19get_type_info_staticEvE16type_info_static",
@@ -301,7 +301,7 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
     )
     real = "get_api_version"
     symbols = tuple(
-        SymbolRecord(name, Binding.GLOBAL, "default", "function") for name in (*vague, real)
+        SymbolRecord(name, Binding.GLOBAL, "default", SymbolKind.FUNCTION) for name in (*vague, real)
     )
 
     def elf(name: str) -> BinaryRecord:
@@ -314,7 +314,7 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
     mf = _manifest(_component("pkg_a"), _component("pkg_b"))
     records = (elf("pkg/lib/libpkg_a.so"), elf("pkg/lib/libpkg_b.so"))
     model = ArtifactModel(
-        label=TAG, kind="wheel", platform=Platform("linux", "x86_64"),
+        path=TAG, label=TAG, kind="wheel", platform=Platform("linux", "x86_64"),
         platform_source="wheel tag", members=tuple(r.name for r in records),
         libraries=tuple(
             LibraryFile(f"pkg_{x}", "pkg/lib", f"libpkg_{x}.so", True, f"pkg/lib/libpkg_{x}.so")
