@@ -314,7 +314,7 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
     mf = _manifest(_component("pkg_a"), _component("pkg_b"))
     records = (elf("pkg/lib/libpkg_a.so"), elf("pkg/lib/libpkg_b.so"))
     model = ArtifactModel(
-        path=TAG, label=TAG, kind="wheel", platform=Platform("linux", "x86_64"),
+        path=TAG, label=TAG, kind=ArtifactKind.WHEEL, platform=Platform("linux", "x86_64"),
         platform_source="wheel tag", members=tuple(r.name for r in records),
         libraries=tuple(
             LibraryFile(f"pkg_{x}", "pkg/lib", f"libpkg_{x}.so", True, f"pkg/lib/libpkg_{x}.so")
