@@ -301,7 +301,8 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
     )
     real = "get_api_version"
     symbols = tuple(
-        SymbolRecord(name, Binding.GLOBAL, "default", SymbolKind.FUNCTION) for name in (*vague, real)
+        SymbolRecord(name, Binding.GLOBAL, "default", SymbolKind.FUNCTION)
+        for name in (*vague, real)
     )
 
     def elf(name: str) -> BinaryRecord:
