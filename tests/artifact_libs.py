@@ -15,6 +15,9 @@ lief reads exactly what it reads in a shipped wheel.
     libpkg_abs.so          RUNPATH /home/build/pkg/build/lib (absolute, build tree)
     libpkg_missing.so      NEEDED libnothere.so, which no wheel ships
     libpkg_atomic.so       NEEDED libatomic.so.1 (a system library some policies allow)
+    libver_v1.so           SONAME libver.so, defines ver_fn under version VER_1
+    libver_v2.so           SONAME libver.so, defines ver_fn under version VER_2
+    libpkg_versioned.so    NEEDED libver.so, references ver_fn@VER_2 (linked to libver_v2.so)
     pkg_tool               an executable
 """
 
@@ -144,6 +147,31 @@ def build_libraries(root: Path) -> dict[str, Path]:
         cxx=False,
     )
     nothere.unlink()
+    (src / "ver.c").write_text("int ver_fn(void) { return 2; }\n")
+    (src / "uses_ver.c").write_text("int ver_fn(void); int uses_ver(void) { return ver_fn(); }\n")
+    for version in ("VER_1", "VER_2"):
+        script = src / f"{version}.map"
+        script.write_text(f"{version} {{ global: ver_fn; local: *; }};\n")
+        libs[f"libver_v{version[-1]}.so"] = _compile(
+            out / f"libver_v{version[-1]}.so",
+            [src / "ver.c"],
+            "-Wl,-soname,libver.so",
+            f"-Wl,--version-script={script}",
+            cxx=False,
+        )
+    linked = out / "linkdir"
+    linked.mkdir()
+    shutil.copy(libs["libver_v2.so"], linked / "libver.so")
+    libs["libpkg_versioned.so"] = _compile(
+        out / "libpkg_versioned.so",
+        [src / "uses_ver.c"],
+        "-Wl,-soname,libpkg_versioned.so",
+        "-Wl,-rpath,$ORIGIN",
+        "-L",
+        str(linked),
+        "-lver",
+        cxx=False,
+    )
     libs["libpkg_atomic.so"] = _compile(
         out / "libpkg_atomic.so",
         [src / "tool.c"],

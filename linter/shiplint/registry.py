@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shiplint.checks import artifacts, config_eval, link_probe, meta, operators, sources
+from shiplint.checks import artifacts, config_eval, link_probe, meta, operators, sources, symbols
 from shiplint.rule import Rule
 
 RULES: tuple[Rule[Any], ...] = (
@@ -12,6 +12,7 @@ RULES: tuple[Rule[Any], ...] = (
     *config_eval.RULES,
     *sources.RULES,
     *artifacts.RULES,
+    *symbols.RULES,
     *operators.RULES,
     *link_probe.RULES,
 )

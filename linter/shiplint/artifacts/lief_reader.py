@@ -36,6 +36,7 @@ from shiplint.artifacts.records import (
     BinaryRecord,
     Binding,
     FileType,
+    Import,
     SymbolKind,
     SymbolRecord,
 )
@@ -101,13 +102,14 @@ def _enum_name(value: Any) -> str:
 
 def _elf_config(lief: ModuleType, *, relocations: bool) -> Any:
     """What an ELF parse reads: the dynamic section and symbols, relocations only when
-    pointers are wanted; never the static symbol table, notes, overlay or versions."""
+    pointers are wanted, symbol versions (which library a reference binds to); never the
+    static symbol table, notes or overlay."""
     config = lief.ELF.ParserConfig()
     config.parse_relocations = relocations
     config.parse_symtab_symbols = False
     config.parse_notes = False
     config.parse_overlay = False
-    config.parse_symbol_versions = False
+    config.parse_symbol_versions = True
     return config
 
 
@@ -163,15 +165,29 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
             rpath.extend(p for p in entry.rpath.split(":") if p)
         elif tag == tags.FLAGS_1:
             pie = entry.has(lief.ELF.DynamicEntryFlags.FLAG.PIE)
+    # Which file each required version comes from (GLIBCXX_3.4 -> libstdc++.so.6).
+    version_files = {
+        aux.name: requirement.name
+        for requirement in binary.symbols_version_requirement
+        for aux in requirement.get_auxiliary_symbols()
+    }
     defined: list[SymbolRecord] = []
     undefined: list[str] = []
+    imports: list[Import] = []
     for symbol in binary.dynamic_symbols:
         symbol_name = symbol.name
         if not symbol_name:
             continue
         binding = _enum_name(symbol.binding)
+        version = _elf_version(symbol)
         if symbol.shndx == 0:
             undefined.append(symbol_name)
+            if binding != "LOCAL":
+                imports.append(
+                    Import(
+                        symbol_name, binding == "WEAK", version, version_files.get(version or "")
+                    )
+                )
             continue
         visibility = _enum_name(symbol.visibility).lower()
         if binding == "LOCAL" or visibility in ("hidden", "internal"):
@@ -184,6 +200,7 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
                 ),
                 visibility=visibility,
                 kind=_elf_kind(_enum_name(symbol.type)),
+                version=version,
             )
         )
     machine = _enum_name(binary.header.machine_type)
@@ -198,7 +215,19 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
         rpath=tuple(rpath),
         defined=tuple(defined),
         undefined=tuple(undefined),
+        imports=tuple(imports),
     )
+
+
+def _elf_version(symbol: Any) -> str | None:
+    """The version name a dynamic symbol carries; None when unversioned (local or global)."""
+    if not symbol.has_version:
+        return None
+    version = symbol.symbol_version
+    if version is None or not version.has_auxiliary_version:
+        return None
+    name: str = version.symbol_version_auxiliary.name
+    return name or None
 
 
 _ELF_KINDS = {

@@ -58,6 +58,8 @@ class SymbolRecord:
     binding: Binding
     visibility: str
     kind: SymbolKind
+    # ELF: the version it is defined under (GLIBCXX_3.4), None when unversioned.
+    version: str | None = None
 
     @property
     def strong(self) -> bool:
@@ -75,6 +77,19 @@ class SymbolRecord:
         """The demangled name without arguments (the mangled name when it does not demangle)."""
         demangled = self.demangled
         return base_name(demangled) if demangled else self.name
+
+
+@dataclass(frozen=True)
+class Import:
+    """An undefined dynamic symbol: a name some library the loader loads must define."""
+
+    name: str
+    # A weak reference stays null when nothing defines it: never a load failure.
+    weak: bool
+    # ELF: the version the reference requires (GLIBCXX_3.4) and the file it requires
+    # that version of (libstdc++.so.6); None when the reference is unversioned.
+    version: str | None = None
+    file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,9 @@ class BinaryRecord:
     undefined: tuple[str, ...]
     # Members of a static archive (0 for anything else).
     archive_members: int = 0
+    # ELF: every undefined dynamic symbol with its binding and version (`undefined`
+    # keeps the names alone). Empty for other formats.
+    imports: tuple[Import, ...] = ()
 
     @property
     def file_name(self) -> str:
@@ -110,6 +128,17 @@ class BinaryRecord:
     def strong_symbols(self) -> dict[str, SymbolRecord]:
         """Strong definitions by mangled name (the comparison that tells a copy from an overload)."""
         return self._strong
+
+    def definitions(self) -> dict[str, frozenset[str | None]]:
+        """Every exported name with the versions it is defined under (None: unversioned)."""
+        return self._definitions
+
+    @functools.cached_property
+    def _definitions(self) -> dict[str, frozenset[str | None]]:
+        out: dict[str, set[str | None]] = {}
+        for symbol in self.defined:
+            out.setdefault(symbol.name, set()).add(symbol.version)
+        return {name: frozenset(versions) for name, versions in out.items()}
 
     @functools.cached_property
     def _strong(self) -> dict[str, SymbolRecord]:

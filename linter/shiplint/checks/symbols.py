@@ -1,0 +1,157 @@
+"""Artifact rule SL320: every undefined dynamic symbol resolves when the binary loads.
+
+A static `ldd -r`. Each ELF shared object's undefined, non-weak dynamic symbols must
+be defined by a member of its NEEDED closure inside the artifact (with the version
+the reference requires, where it is versioned), or come from a declared external.
+An external's own file cannot be read, so:
+
+- a versioned reference names the file it binds to (`GLIBCXX_3.4` of libstdc++.so.6):
+  a file that is an allowed external accepts it; a file inside the artifact must
+  define the name under that version;
+- an unversioned reference is accepted when some library of the closure depends on an
+  external that does not version its symbols (torch's libtorch.so, hwloc): that
+  library may define anything. An external versions its symbols when any binary of
+  the artifact requires a version of it, or when it is one of the glibc and GCC
+  runtime libraries (always versioned, though a NEEDED entry kept by
+  `--no-as-needed` may bind nothing): those never stand in for an unversioned name;
+- a CPython extension module's `Py*` / `_Py*` names come from the interpreter that
+  loads it, which no NEEDED entry names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from typing import Any
+
+from shiplint.artifacts.demangle import demangle
+from shiplint.artifacts.linkage import Resolution, load_closure, resolve_needed
+from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.records import BinaryFormat, BinaryRecord, Import
+from shiplint.diagnostics import Finding, Subject
+from shiplint.manifest.model import Manifest
+from shiplint.plural import counted
+from shiplint.rule import Rule
+
+_SHOWN = 3
+# `_C.cpython-311-x86_64-linux-gnu.so`, `_ext.abi3.so`: modules the interpreter loads.
+_EXTENSION_MODULE = re.compile(r"\.(cpython-[^.]+|abi3)\.so$")
+_INTERPRETER_NAME = re.compile(r"_?Py")
+# glibc, the GCC runtime and zlib: every symbol they export carries a version.
+_VERSIONED_RUNTIME = (
+    "libc.so.6",
+    "libm.so.6",
+    "libdl.so.2",
+    "libpthread.so.0",
+    "librt.so.1",
+    "libutil.so.1",
+    "libresolv.so.2",
+    "libanl.so.1",
+    "libnsl.so.1",
+    "libmvec.so.1",
+    "ld-linux*.so.*",
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libatomic.so.1",
+    "libz.so.1",
+)
+
+
+def unresolved_symbols(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+    """SL320: undefined dynamic symbols that nothing the binary loads defines."""
+    exporters: dict[str, list[str]] | None = None
+    versioned = {i.file for b in model.binaries for i in b.imports if i.file}
+    for binary in model.binaries:
+        if binary.format is not BinaryFormat.ELF or not binary.imports:
+            continue
+        missing = _unresolved(manifest, model, binary, versioned)
+        if not missing:
+            continue
+        if exporters is None:
+            exporters = _exporters(model)
+        expected = sorted(
+            {
+                m
+                for symbol in missing
+                for m in ([symbol.file] if symbol.file else exporters.get(symbol.name, ()))
+            }
+        )
+        where = (
+            f"expected from {', '.join(expected)}, which its NEEDED closure does not load"
+            if expected
+            else "nothing in the artifact defines them"
+        )
+        names = [_shown_name(s) for s in missing]
+        head = ", ".join(names[:_SHOWN])
+        more = f" (+{len(names) - _SHOWN} more)" if len(names) > _SHOWN else ""
+        yield Finding(
+            message=(
+                f"leaves {counted(len(missing), 'undefined symbol')} unresolved when it "
+                f"loads: {head}{more}; {where}"
+            ),
+            location=model.location(binary.name),
+            subject=Subject(library=model.subject_name(binary.name), artifact=model.label),
+            hint=(
+                "Link the library against the one that defines them (a NEEDED entry the "
+                "loader resolves), ship that library, or declare it under `externals`."
+            ),
+        )
+
+
+def _unresolved(
+    manifest: Manifest, model: ArtifactModel, binary: BinaryRecord, versioned: set[str]
+) -> list[Import]:
+    closure = [
+        record
+        for member in load_closure(model, binary, manifest.externals)
+        if (record := model.binary(member)) is not None
+    ]
+    opaque = False
+    external_files: set[str] = set()
+    for record in closure:
+        for needed in record.needed:
+            how = resolve_needed(model, record, needed, manifest.externals).how
+            if how is Resolution.EXTERNAL:
+                if record is binary:
+                    external_files.add(needed)
+                opaque = opaque or not _versions_symbols(needed, versioned)
+    extension = _EXTENSION_MODULE.search(binary.file_name) is not None
+    missing: list[Import] = []
+    for symbol in binary.imports:
+        if symbol.weak:
+            continue
+        if symbol.version is not None and symbol.file is not None:
+            if symbol.file in external_files:
+                continue
+            if any(symbol.version in r.definitions().get(symbol.name, ()) for r in closure):
+                continue
+            missing.append(symbol)
+            continue
+        if any(symbol.name in r.definitions() for r in closure):
+            continue
+        if opaque or (extension and _INTERPRETER_NAME.match(symbol.name)):
+            continue
+        missing.append(symbol)
+    return missing
+
+
+def _versions_symbols(file_name: str, versioned: set[str]) -> bool:
+    return file_name in versioned or any(fnmatchcase(file_name, p) for p in _VERSIONED_RUNTIME)
+
+
+def _exporters(model: ArtifactModel) -> dict[str, list[str]]:
+    """Which members of the artifact export each name: where a missing symbol lives."""
+    out: dict[str, list[str]] = {}
+    for record in model.binaries:
+        for name in record.definitions():
+            out.setdefault(name, []).append(record.name)
+    return out
+
+
+def _shown_name(symbol: Import) -> str:
+    name = demangle(symbol.name) or symbol.name
+    return f"{name}@{symbol.version}" if symbol.version else name
+
+
+RULES: tuple[Rule[Any], ...] = (Rule("SL320", ArtifactModel, unresolved_symbols),)
