@@ -108,7 +108,7 @@ def test_planted_a_components_library_removed(
     (missing,) = _findings(document, "SL301")
     assert missing["subject"]["library"] == "tbbmalloc_debug"
     assert missing["subject"]["component"] == "tbbmalloc"
-    assert "libtbbmalloc_debug.so.2" in missing["message"]
+    assert missing["location"]["member"].endswith("libtbbmalloc_debug.so.2")
     lacking = [d for d in _findings(document, "SL308") if "libtbbmalloc_debug.so.2" in d["message"]]
     assert lacking, "the proxy's dependency on the removed library is reported"
 
@@ -131,7 +131,8 @@ def test_planted_a_soname_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     # The changed file is no longer byte-identical to its copies (still identical to each
     # other): they are one undeclared shared object now.
     (undeclared,) = _findings(document, "SL302")
-    assert undeclared["message"].startswith(_TBB_LIB + "libtbbmalloc_debug.so ")
+    assert undeclared["location"]["member"] == _TBB_LIB + "libtbbmalloc_debug.so"
+    assert undeclared["message"] == "a shared object the manifest does not declare"
 
 
 def test_planted_an_opt_in_component_pulled_into_the_aggregate(

@@ -105,7 +105,7 @@ def missing_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
         yield Finding(
             message=(
                 f"{placed.library} is required on {model.platform} but {_noun(model)} has no "
-                f"{placed.directory}/{placed.pattern}{instead}"
+                f"file matching this path{instead}"
             ),
             location=model.location(f"{placed.directory}/{placed.pattern}"),
             subject=_subject(manifest, model, placed.library),
@@ -142,7 +142,7 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
         if match is not None and member.rpartition("/")[0] == match[1] and placed is not None:
             library = match[0]
             message = (
-                f"{member} also matches {library.name}'s file pattern {placed.pattern}, "
+                f"also matches {library.name}'s file pattern {placed.pattern}, "
                 f"which the manifest takes to be {placed.member or 'nothing'}; the two differ"
             )
             hint = (
@@ -152,12 +152,12 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
         elif match is not None:
             library, directory = match
             message = (
-                f"{member} is named like {library.name}'s file, but the manifest places "
+                f"named like {library.name}'s file, but the manifest places "
                 f"{library.name} in {directory}/ on {model.platform}"
             )
             hint = "Install the library where the manifest (and the CMake config) expect it."
         else:
-            message = f"{member} is a shared object the manifest does not declare"
+            message = "a shared object the manifest does not declare"
             hint = (
                 "Declare it under `libraries` (kind, directory, file glob), or stop "
                 "shipping it; an undeclared library escapes every other check."
@@ -186,7 +186,7 @@ def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[F
         )
         yield Finding(
             message=(
-                f"{binary.name}, the file of the {library.kind.value} library {library.name}, is "
+                f"the file of the {library.kind.value} library {library.name} is "
                 f"{_article(binary.file_type.value)} {binary.file_type.value}{extra}, "
                 "not a shared library"
             ),
@@ -213,7 +213,7 @@ def soname_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
         if problem is None:
             continue
         yield Finding(
-            message=f"{binary.name}: {problem}",
+            message=problem,
             location=model.location(binary.name),
             subject=_subject(manifest, model, library.name),
             hint=(
@@ -265,7 +265,7 @@ def missing_runtime_dependency(manifest: Manifest, model: ArtifactModel) -> Iter
                 continue
             yield Finding(
                 message=(
-                    f"{binary.name} ({library.name}) has no NEEDED entry for "
+                    f"{library.name} has no NEEDED entry for "
                     f"{target.file_name} ({dependency}); its NEEDED is "
                     f"[{', '.join(binary.needed)}]"
                 ),
@@ -311,7 +311,7 @@ def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Find
                     continue
                 yield Finding(
                     message=(
-                        f"{binary.name} ({library.name}) strongly defines {sentinel} "
+                        f"{library.name} strongly defines {sentinel} "
                         f"({_shown(copies)}), which {owner.name} owns: a second copy of "
                         f"{owner.name}'s code"
                     ),
@@ -341,7 +341,7 @@ def owned_symbol_not_defined(manifest: Manifest, model: ArtifactModel) -> Iterat
         if missing:
             yield Finding(
                 message=(
-                    f"{binary.name} ({library.name}) defines no strong, exported symbol named "
+                    f"{library.name} defines no strong, exported symbol named "
                     f"{_shown(missing)}, which the manifest says it owns"
                 ),
                 location=model.location(binary.name),
@@ -387,7 +387,7 @@ def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterato
             shown = [second_symbols[n].demangled or n for n in shared]
             yield Finding(
                 message=(
-                    f"{second_binary.name} ({second.name}) and {first_binary.name} "
+                    f"{second.name} and {first_binary.name} "
                     f"({first.name}) both strongly define {counted(len(shared), 'symbol')}: "
                     f"{_shown(shown)}"
                 ),
@@ -550,7 +550,7 @@ def rpath_instead_of_runpath(manifest: Manifest, model: ArtifactModel) -> Iterat
             continue
         yield Finding(
             message=(
-                f"{binary.name} uses DT_RPATH [{', '.join(binary.rpath)}]"
+                f"uses DT_RPATH [{', '.join(binary.rpath)}]"
                 + (" beside DT_RUNPATH" if binary.runpath else " and no DT_RUNPATH")
             ),
             location=model.location(binary.name),
@@ -661,7 +661,7 @@ def unreadable_binary(manifest: Manifest, model: ArtifactModel) -> Iterator[Find
     """SL315: a binary the rules need cannot be read or parsed."""
     for unreadable in model.unreadable:
         yield Finding(
-            message=f"{unreadable.member} cannot be read as a binary: {unreadable.reason}",
+            message=f"cannot be read as a binary: {unreadable.reason}",
             location=model.location(unreadable.member),
             subject=_binary_subject(manifest, model, unreadable.member),
             hint="Rebuild and repackage it; every other check of this file was skipped.",
@@ -713,7 +713,7 @@ def missing_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator
             continue
         yield Finding(
             message=(
-                f"{binary.name} ({library.name}) ships without its import library {wanted}: "
+                f"{library.name} ships without its import library {wanted}: "
                 "a consumer has nothing to link against"
             ),
             location=model.location(binary.name),
