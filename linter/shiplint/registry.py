@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from shiplint.checks import artifacts, config_eval, link_probe, meta, operators, sources, symbols
+from shiplint.checks import (
+    artifacts,
+    config_eval,
+    link_probe,
+    meta,
+    operators,
+    requirements,
+    sources,
+    symbols,
+)
 from shiplint.rule import Rule
 
 RULES: tuple[Rule[Any], ...] = (
@@ -13,6 +22,7 @@ RULES: tuple[Rule[Any], ...] = (
     *sources.RULES,
     *artifacts.RULES,
     *symbols.RULES,
+    *requirements.RULES,
     *operators.RULES,
     *link_probe.RULES,
 )

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from shiplint.artifacts.archive import ArtifactTree, MemberError
+from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.model import ArtifactModel, LibraryFile, Unreadable
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.worker import IN_PROCESS, BinaryReader
@@ -77,6 +78,7 @@ def collect_artifact(
         unreadable=tuple(sorted(unreadable, key=lambda u: u.member)),
         rejected=tree.rejected,
         platform_tag=tree.platform_tag,
+        metadata=read_metadata(tree, members),
     )
 
 

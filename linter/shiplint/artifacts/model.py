@@ -11,6 +11,7 @@ from dataclasses import dataclass
 # ArtifactKind is re-exported: the rules read it from the model.
 from shiplint.artifacts.archive import ArtifactKind as ArtifactKind
 from shiplint.artifacts.archive import Rejected
+from shiplint.artifacts.metadata import WheelMetadata
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
@@ -64,6 +65,8 @@ class ArtifactModel:
     copies: tuple[tuple[str, str], ...] = ()
     # A wheel's platform tag as written (`manylinux_2_28_x86_64`), else None.
     platform_tag: str | None = None
+    # A wheel's `.dist-info/METADATA` requirements; None for other artifacts.
+    metadata: WheelMetadata | None = None
 
     def copy_of(self, member: str) -> str | None:
         return next((kept for copy, kept in self.copies if copy == member), None)

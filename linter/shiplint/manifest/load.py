@@ -148,7 +148,8 @@ def _build(doc: Document) -> Manifest:
         system=tuple(e for e in ext.get("system", ()) if isinstance(e, str)),
         policies=tuple(e["policy"] for e in ext.get("system", ()) if isinstance(e, dict)),
         provided=tuple(
-            ProvidedLibraries(p["provider"], tuple(p["libraries"])) for p in ext.get("provided", ())
+            ProvidedLibraries(p["provider"], tuple(p["libraries"]), p.get("distribution"))
+            for p in ext.get("provided", ())
         ),
     )
     conflicts = tuple(

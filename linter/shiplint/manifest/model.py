@@ -209,6 +209,8 @@ class ProvidedLibraries:
 
     provider: str
     patterns: tuple[str, ...]
+    # The Python distribution shipping them, which a wheel loading them must require.
+    distribution: str | None = None
 
 
 @dataclass(frozen=True)

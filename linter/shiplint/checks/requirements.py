@@ -1,0 +1,140 @@
+"""Artifact rule SL321: a wheel whose binaries load another wheel's libraries requires that wheel.
+
+A shipped binary that NEEDs a library the manifest declares `provided` by a
+distribution (`externals.provided[].distribution`, e.g. torch's libtorch.so) loads
+only where that distribution is installed, so the wheel's METADATA must require it:
+a `Requires-Dist` entry without an extra whose marker holds for every tag of the
+wheel. Markers are evaluated with the environment each tag implies (platform,
+machine, and the Python version of a `cpXY` tag; an interpreter-independent tag is
+judged with the running Python's version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from typing import Any
+
+from packaging.markers import default_environment
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.tags import Tag
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+
+from shiplint.artifacts.linkage import Resolution, resolve_needed
+from shiplint.artifacts.model import ArtifactModel
+from shiplint.diagnostics import Finding, Subject
+from shiplint.manifest.model import Manifest
+from shiplint.rule import Rule
+
+_SHOWN = 3
+_OS = (
+    ("manylinux", "linux", "Linux", "posix"),
+    ("musllinux", "linux", "Linux", "posix"),
+    ("linux", "linux", "Linux", "posix"),
+    ("macosx", "darwin", "Darwin", "posix"),
+    ("win", "win32", "Windows", "nt"),
+)
+_MACHINES = {"amd64": "AMD64", "win32": "x86", "arm64": "ARM64"}
+
+
+def provider_not_required(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+    """SL321: binaries NEED a provided distribution's libraries the METADATA does not require."""
+    metadata = model.metadata
+    if metadata is None or metadata.problem is not None:
+        return
+    providers = [p for p in manifest.externals.provided if p.distribution]
+    if not providers:
+        return
+    # distribution -> binary -> the provided libraries it NEEDs
+    users: dict[str, dict[str, list[str]]] = {}
+    for binary in model.binaries:
+        for needed in binary.needed:
+            base = needed.rsplit("/", 1)[-1]
+            for provided in providers:
+                if not any(fnmatchcase(base.lower(), p.lower()) for p in provided.patterns):
+                    continue
+                how = resolve_needed(model, binary, needed, manifest.externals).how
+                if how is Resolution.EXTERNAL and provided.distribution is not None:
+                    binaries = users.setdefault(provided.distribution, {})
+                    binaries.setdefault(binary.name, []).append(base)
+                break
+    if not users:
+        return
+    environments = _environments(model.label)
+    for distribution, needing in sorted(users.items()):
+        if _required(metadata.requires_dist, distribution, environments):
+            continue
+        unique = [f"{name} ({', '.join(libs)})" for name, libs in needing.items()]
+        head = ", ".join(unique[:_SHOWN])
+        more = f" (+{len(unique) - _SHOWN} more)" if len(unique) > _SHOWN else ""
+        verb = "loads" if len(unique) == 1 else "load"
+        yield Finding(
+            message=(
+                f"{head}{more} {verb} {distribution}'s libraries, but Requires-Dist does not "
+                f"require {distribution} for this wheel's tags"
+            ),
+            location=model.location(metadata.member),
+            subject=Subject(artifact=model.label),
+            hint=(
+                f"Add `{distribution}` to the project's dependencies (with the version range "
+                "the binaries were built against), without a marker that leaves out this "
+                "wheel's platform or Python."
+            ),
+        )
+
+
+def _required(
+    requirements: tuple[str, ...], distribution: str, environments: list[dict[str, str]]
+) -> bool:
+    wanted = canonicalize_name(distribution)
+    for text in requirements:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) != wanted:
+            continue
+        marker = requirement.marker
+        if marker is None or all(marker.evaluate({**env, "extra": ""}) for env in environments):
+            return True
+    return False
+
+
+def _environments(label: str) -> list[dict[str, str]]:
+    """The marker environment each tag of the wheel implies."""
+    try:
+        tags = parse_wheel_filename(label)[3]
+    except InvalidWheelFilename:
+        return [_default()]
+    return [_environment(tag) for tag in sorted(tags, key=str)] or [_default()]
+
+
+def _default() -> dict[str, str]:
+    return {key: str(value) for key, value in default_environment().items()}
+
+
+def _environment(tag: Tag) -> dict[str, str]:
+    env = _default()
+    interpreter = tag.interpreter
+    if interpreter.startswith("cp") and interpreter[2:].isdigit() and len(interpreter) > 3:
+        version = f"{interpreter[2]}.{interpreter[3:]}"
+        env.update(
+            python_version=version,
+            python_full_version=f"{version}.0",
+            implementation_name="cpython",
+            platform_python_implementation="CPython",
+        )
+    platform = tag.platform
+    for prefix, sys_platform, system, os_name in _OS:
+        if platform.startswith(prefix):
+            env.update(sys_platform=sys_platform, platform_system=system, os_name=os_name)
+            break
+    machine = platform.split("_")[-1] if "_" in platform else platform
+    for arch in ("x86_64", "aarch64", "ppc64le", "s390x", "i686", "armv7l", "riscv64"):
+        if platform.endswith(arch):
+            machine = arch
+    env["platform_machine"] = _MACHINES.get(machine, machine)
+    return env
+
+
+RULES: tuple[Rule[Any], ...] = (Rule("SL321", ArtifactModel, provider_not_required),)
