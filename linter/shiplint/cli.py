@@ -124,6 +124,31 @@ def _parser() -> argparse.ArgumentParser:
         help="also build real consumers of the host platform's artifacts",
     )
 
+    diff = sub.add_parser(
+        "diff",
+        help="what changed for consumers between two builds",
+        description="Compare two builds of a package (OLD, NEW: a wheel, archive or install "
+        "tree, or a directory of archives, one per platform; paired by platform). Exit 0 when "
+        "nothing consumers rely on was removed, 1 when something was, 2 on bad input.",
+    )
+    diff.add_argument("old", metavar="OLD", type=Path, help="the earlier build")
+    diff.add_argument("new", metavar="NEW", type=Path, help="the later build")
+    diff.add_argument(
+        "--manifest",
+        type=Path,
+        help="name libraries as the manifest does and find the installed config (with --cmake)",
+    )
+    diff.add_argument(
+        "--cmake",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CMake binary to evaluate each side's config with (repeatable; one per route; "
+        "needs --manifest)",
+    )
+    diff.add_argument("--format", default="text", help="text, json or markdown")
+    diff.add_argument("--output", type=Path, metavar="FILE", help="write the diff to FILE")
+
     sub.add_parser("rules", help="list every rule")
     explain = sub.add_parser("explain", help="show a rule's documentation")
     explain.add_argument("code", metavar="CODE", help="a rule code (SL102) or slug")
@@ -158,6 +183,8 @@ def _command(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
             return _check(args)
+        if args.command == "diff":
+            return _diff(args)
         if args.command == "rules":
             return _rules()
         if args.command == "explain":
@@ -294,6 +321,49 @@ def _check_with(
     elif not _write_stdout(text):
         return EXIT_ERROR
     return EXIT_CLEAN if report.passed else EXIT_FINDINGS
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.artifacts.inputs import artifact_inputs
+    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.config import load_config
+    from shiplint.diff.compare import compare
+    from shiplint.diff.read import NO_MANIFEST, read_side
+    from shiplint.diff.render import FORMATS, render
+    from shiplint.manifest.load import load_manifest
+    from shiplint.request import Progress
+
+    if args.format not in FORMATS:
+        return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
+    if args.cmake and args.manifest is None:
+        return _usage_error("--cmake needs --manifest: it names where the config is installed")
+    try:
+        old, new = artifact_inputs([args.old]), artifact_inputs([args.new])
+        cmakes = _usable_cmakes(args.cmake, load_config(Path("."))) if args.cmake else ()
+    except ArtifactError as exc:
+        return _usage_error(str(exc))
+    except _CMakeChoiceError as exc:
+        return _usage_error(str(exc))
+    manifest = load_manifest(args.manifest) if args.manifest else NO_MANIFEST
+    progress = Progress()
+    # One worker for both sides: lief is imported once.
+    with WorkerReader() as reader:
+        try:
+            before = read_side(old, manifest, cmakes, reader, progress)
+            after = read_side(new, manifest, cmakes, reader, progress)
+        except ArtifactError as exc:
+            return _usage_error(str(exc))
+    result = compare(before, after, tuple(map(str, old)), tuple(map(str, new)))
+    text = render(result, args.format)
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8", errors="backslashreplace")
+        except OSError as exc:
+            return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
+    elif not _write_stdout(text):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if result.breaking else EXIT_CLEAN
 
 
 def _write_stdout(text: str) -> bool:

@@ -1,0 +1,1 @@
+"""`shiplint diff`: what changed for a package's consumers between two builds."""

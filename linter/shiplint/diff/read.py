@@ -1,0 +1,63 @@
+"""Read each side of a diff through the check's own pipeline, with one binary reader.
+
+A diff is two checks' reading and no rule: the artifact area (every shared object,
+read once in the lief worker) and, with CMakes and a manifest, the installed
+config's evaluation per route. Nothing here opens a file itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.worker import BinaryReader
+from shiplint.diff.snapshot import Snapshot, snapshot
+from shiplint.manifest.model import CMakePackage, Externals, Manifest, Sources
+from shiplint.request import Progress, RunRequest
+from shiplint.selection import Selection
+
+# Without a manifest a diff compares the binaries only: no library is placed, no
+# config is looked for.
+NO_MANIFEST = Manifest(
+    path="",
+    name="",
+    cmake=CMakePackage("", "", (), None, (), (), "", ()),
+    libraries=(),
+    components=(),
+    aggregates=(),
+    component_variables=(),
+    externals=Externals(),
+    conflicts=(),
+    registries=(),
+    waivers=(),
+    sources=Sources(),
+)
+
+
+def read_side(
+    artifacts: Sequence[Path],
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    reader: BinaryReader,
+    progress: Progress,
+    cmake_timeout: float | None = None,
+) -> list[Snapshot]:
+    """One snapshot per artifact of one side. Raises ArtifactError (exit 2) when one
+    cannot be opened."""
+    from shiplint.pipeline import collect_models
+
+    request = RunRequest(
+        root=Path("."),
+        check_sources=False,
+        artifacts=tuple(artifacts),
+        cmake=tuple(cmakes),
+        cmake_timeout=cmake_timeout,
+        selection=Selection(select=("SL3", "SL1") if cmakes else ("SL3",)),
+    )
+    models = collect_models(request, manifest, progress, reader)
+    return [
+        snapshot(model, [m for m in models if getattr(m, "label", None) == model.label])
+        for model in models
+        if isinstance(model, ArtifactModel)
+    ]

@@ -1,0 +1,90 @@
+"""A diff as text, JSON (schemas/diff.schema.json) or Markdown. Breaking changes first."""
+
+from __future__ import annotations
+
+import json
+
+from shiplint.diff.model import Change, Diff
+from shiplint.plural import counted
+
+FORMATS = ("text", "json", "markdown")
+JSON_VERSION = 1
+
+
+def render(diff: Diff, format_name: str) -> str:
+    if format_name == "json":
+        return as_json(diff)
+    if format_name == "markdown":
+        return as_markdown(diff)
+    return as_text(diff)
+
+
+def _sides(diff: Diff) -> str:
+    return f"{', '.join(diff.old)} -> {', '.join(diff.new)}"
+
+
+def as_text(diff: Diff) -> str:
+    lines = [f"shiplint diff: {_sides(diff)}"]
+    if not diff.changes:
+        return "\n".join([*lines, "no changes", ""])
+    for title, changes in (("breaking", diff.breaking), ("other changes", diff.other)):
+        if changes:
+            lines.append(f"{title} ({len(changes)}):")
+            lines.extend(f"  {c.platform}  {c.kind.slug:<18} {c.message}" for c in changes)
+    lines.append(_summary(diff))
+    return "\n".join([*lines, ""])
+
+
+def _summary(diff: Diff) -> str:
+    if not diff.breaking:
+        return f"{counted(len(diff.changes), 'change')}, none breaking"
+    return (
+        f"{counted(len(diff.breaking), 'breaking change')} (something consumers rely on was "
+        f"removed), {counted(len(diff.other), 'other change')}"
+    )
+
+
+def _change(change: Change) -> dict[str, object]:
+    out: dict[str, object] = {
+        "kind": change.kind.slug,
+        "breaking": change.breaking,
+        "platform": change.platform,
+        "subject": change.subject,
+        "message": change.message,
+    }
+    if change.route is not None:
+        out["route"] = change.route
+    if change.count:
+        out["count"] = change.count
+    if change.names:
+        out["names"] = list(change.names)
+    return out
+
+
+def as_json(diff: Diff) -> str:
+    document = {
+        "version": JSON_VERSION,
+        "old": list(diff.old),
+        "new": list(diff.new),
+        "breaking": bool(diff.breaking),
+        "changes": [_change(c) for c in diff.changes],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def as_markdown(diff: Diff) -> str:
+    lines = [f"## shiplint diff: {_cell(_sides(diff))}", ""]
+    if not diff.changes:
+        return "\n".join([*lines, "No changes.", ""])
+    lines.extend([f"**{_summary(diff)}**", ""])
+    for title, changes in (("Breaking", diff.breaking), ("Other changes", diff.other)):
+        if not changes:
+            continue
+        lines.extend([f"### {title}", "", "| platform | change | what |", "|---|---|---|"])
+        lines.extend(f"| {c.platform} | {c.kind.slug} | {_cell(c.message)} |" for c in changes)
+        lines.append("")
+    return "\n".join(lines)
