@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 class ChangeKind(enum.Enum):
     # (value, whether a consumer relying on the old build breaks)
+    AGGREGATE_LEFT = ("aggregate-left", True)
     PLATFORM_REMOVED = ("platform-removed", True)
     LIBRARY_REMOVED = ("library-removed", True)
     LIBRARY_RENAMED = ("library-renamed", True)
@@ -16,7 +17,6 @@ class ChangeKind(enum.Enum):
     SYMBOLS_REMOVED = ("symbols-removed", True)
     COMPONENT_REMOVED = ("component-removed", True)
     TARGET_REMOVED = ("target-removed", True)
-    AGGREGATE_LEFT = ("aggregate-left", True)
     ROUTE_REMOVED = ("route-removed", True)
     AGGREGATE_ENTERED = ("aggregate-entered", False)
     PLATFORM_ADDED = ("platform-added", False)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from shiplint.artifacts.records import BinaryRecord, SymbolRecord
+from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
 from shiplint.cmake_eval.model import ConfigEvaluation
 from shiplint.platforms import Platform
 
@@ -93,13 +94,19 @@ def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
     if evaluation.failure is not None or not evaluation.found:
         return None
     route = evaluation.route or f"CMake {evaluation.cmake_version}"
-    components = {t.component for t in evaluation.targets if t.component}
-    components.update(r.component for r in evaluation.requests if r.found and r.shipped)
+    # What a consumer sees: a component whose REQUIRED request succeeds (whether its
+    # library is really there is the check's question, not the diff's).
+    requests = [r for r in evaluation.requests if not r.refused]
+    if any(r.component == ABSENT_COMPONENT for r in requests):
+        # A config that accepts a component no package has accepts any name: its
+        # answers say nothing about which components it publishes.
+        requests = []
+    targets = [*evaluation.targets, *(t for r in requests for t in r.targets)]
     return RouteSnapshot(
         route=route,
         cmake_version=evaluation.cmake_version,
-        components=frozenset(components),
-        targets=frozenset(t.name for t in evaluation.targets),
+        components=frozenset(r.component for r in requests),
+        targets=frozenset(t.name for t in targets),
         aggregates={
             v.variable: frozenset(e.component or e.raw for e in v.entries)
             for v in evaluation.aggregates
