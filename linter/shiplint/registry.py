@@ -7,6 +7,7 @@ from typing import Any
 from shiplint.checks import (
     artifacts,
     config_eval,
+    import_libraries,
     link_probe,
     meta,
     operators,
@@ -23,6 +24,7 @@ RULES: tuple[Rule[Any], ...] = (
     *artifacts.RULES,
     *symbols.RULES,
     *requirements.RULES,
+    *import_libraries.RULES,
     *operators.RULES,
     *link_probe.RULES,
 )

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from shiplint.artifacts.archive import ArtifactTree, MemberError
+from shiplint.artifacts.import_library import import_libraries
 from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.model import ArtifactModel, LibraryFile, Unreadable
 from shiplint.artifacts.records import BinaryError, BinaryRecord
@@ -79,6 +80,11 @@ def collect_artifact(
         rejected=tree.rejected,
         platform_tag=tree.platform_tag,
         metadata=read_metadata(tree, members),
+        import_libraries=(
+            import_libraries(tree, members)
+            if platform is not None and platform.os == "windows"
+            else ()
+        ),
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 # ArtifactKind is re-exported: the rules read it from the model.
 from shiplint.artifacts.archive import ArtifactKind as ArtifactKind
 from shiplint.artifacts.archive import Rejected
+from shiplint.artifacts.import_library import ImportLibrary
 from shiplint.artifacts.metadata import WheelMetadata
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
@@ -67,6 +68,8 @@ class ArtifactModel:
     platform_tag: str | None = None
     # A wheel's `.dist-info/METADATA` requirements; None for other artifacts.
     metadata: WheelMetadata | None = None
+    # Windows: every `.lib` that is an import library, with the DLLs it names.
+    import_libraries: tuple[ImportLibrary, ...] = ()
 
     def copy_of(self, member: str) -> str | None:
         return next((kept for copy, kept in self.copies if copy == member), None)
