@@ -357,3 +357,45 @@ def test_an_aggregate_entry_that_resolves_to_no_component_is_reported(
         assert "resolves to no component of the manifest" in finding.message
     else:
         assert sl118 == []
+
+
+@pytest.mark.parametrize(
+    ("definition", "code"),
+    [
+        ("add_library(pkg::headers INTERFACE IMPORTED)\n", None),
+        ("", "SL105"),
+        (
+            "add_library(pkg::headers SHARED IMPORTED)\n"
+            "set_target_properties(pkg::headers PROPERTIES IMPORTED_LOCATION "
+            '"${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n',
+            "SL107",
+        ),
+    ],
+)
+def test_a_header_only_component_has_an_interface_target(
+    tmp_path: Path, definition: str, code: str | None
+) -> None:
+    """pybind11's shape: a component that is headers and usage requirements, no library."""
+    config = (
+        "add_library(pkg::runtime SHARED IMPORTED)\n"
+        "set_target_properties(pkg::runtime PROPERTIES IMPORTED_LOCATION "
+        '"${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n'
+        f"{definition}set(pkg_FOUND TRUE)\n"
+    )
+    the_manifest = manifest(
+        libraries=(library("pkg", LibraryKind.RUNTIME, components=("runtime",)),),
+        components=(
+            Component("runtime", False, None),
+            Component("headers", False, None, header_only=True),
+        ),
+    )
+    _, diagnostics = _run(
+        tmp_path, config, the_manifest, libraries=("libpkg.so",), versions=(NEW_CMAKE_VERSION,)
+    )
+    found = [d for d in diagnostics if d.code in ("SL105", "SL106", "SL107")]
+    if code is None:
+        assert found == []
+    else:
+        (finding,) = found
+        assert finding.code == code and finding.subject.component == "headers"
+        assert "header-only" in finding.message

@@ -69,6 +69,14 @@ BROKEN: dict[str, tuple[str | bytes, str]] = {
         _replace("components: [etdump]", "components: [etdump, threadpool]"),
         "component 'threadpool' is owned by two libraries",
     ),
+    "header-only-component-owned": (
+        _replace("  - name: etdump\n", "  - name: etdump\n    header_only: true\n"),
+        "header-only component 'etdump' is owned by library 'executorch_etdump'",
+    ),
+    "nested-target-with-a-bad-part": (
+        _replace("  - name: etdump\n", "  - name: etdump\n    target: 'executorch::-x'\n"),
+        "does not match the expected form",
+    ),
     "waiver-unknown-rule": (
         EXAMPLE + "\nwaivers:\n  - rule: SL999\n    reason: a reason long enough\n",
         "waiver names no known rule",

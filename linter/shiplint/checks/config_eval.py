@@ -229,6 +229,24 @@ def shipped_component_without_target(manifest: Manifest, ev: ConfigEvaluation) -
                 subject=_subject(ev, component=component, library=lib.library, target=target),
                 hint=f"Define {target} for the shipped library, or stop shipping it.",
             )
+    # Header-only components ship with the package itself: their target must exist.
+    for known in manifest.components:
+        if not known.header_only:
+            continue
+        target = manifest.target_name(known.name)
+        request = ev.request(known.name)
+        published = request.targets if known.only_on_request and request else ev.targets
+        if any(t.name == target for t in published):
+            continue
+        asked = f" when {known.request_name} is requested" if known.only_on_request else ""
+        yield Finding(
+            message=f"the config defines no imported target {target} for the header-only "
+            f"component {known.name}{asked} on {_on(ev)}",
+            location=ev.config,
+            subject=_subject(ev, component=known.name, target=target),
+            hint=f"Define {target} as an INTERFACE IMPORTED target carrying the include "
+            "directories and usage requirements.",
+        )
 
 
 def target_for_unshipped_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
@@ -238,7 +256,8 @@ def target_for_unshipped_library(manifest: Manifest, ev: ConfigEvaluation) -> It
     shipped_components = set(ev.shipped_components())
     for target in ev.targets:
         component = target.component
-        if component is None or manifest.component(component) is None:
+        known = manifest.component(component) if component is not None else None
+        if component is None or known is None or known.header_only:
             continue
         if component in shipped_components:
             continue
@@ -259,6 +278,18 @@ def imported_location_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iter
         return
     for target in ev.targets:
         if target.component is None or target.type == "INTERFACE_LIBRARY":
+            continue
+        known = manifest.component(target.component)
+        if known is not None and known.header_only:
+            if target.location is not None:
+                yield Finding(
+                    message=f"{target.name} has IMPORTED_LOCATION {target.location} on "
+                    f"{_on(ev)}; the manifest declares {target.component} header-only",
+                    location=ev.config,
+                    subject=_subject(ev, component=target.component, target=target.name),
+                    hint=f"Make {target.name} an INTERFACE target, or give "
+                    f"{target.component} its library in the manifest.",
+                )
             continue
         owner = manifest.owner_of(target.component)
         if owner is None:

@@ -51,6 +51,15 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                     report(("libraries", i, field, j), f"library {other!r} names itself in {field}")
 
     for i, comp in enumerate(components):
+        if comp.get("header_only", False):
+            if comp["name"] in owners:
+                owner = libraries[owners[comp["name"]]]["name"]
+                report(
+                    ("components", i, "header_only"),
+                    f"header-only component {comp['name']!r} is owned by library {owner!r} "
+                    "(a header-only component has no library)",
+                )
+            continue
         if comp["name"] not in owners:
             report(
                 ("components", i),

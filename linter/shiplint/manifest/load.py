@@ -119,6 +119,7 @@ def _build(doc: Document) -> Manifest:
             target=c.get("target"),
             request=c.get("request"),
             only_on_request=c.get("only_on_request", False),
+            header_only=c.get("header_only", False),
         )
         for i, c in enumerate(d["components"])
     )

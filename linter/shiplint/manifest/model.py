@@ -125,6 +125,8 @@ class Component:
     request: str | None = None
     # The config publishes its target and variables only when it is requested.
     only_on_request: bool = False
+    # An INTERFACE target with no library of its own (headers, usage requirements).
+    header_only: bool = False
 
     @property
     def request_name(self) -> str:
