@@ -196,8 +196,8 @@ def _library(
             ChangeKind.SYMBOLS_MOVED,
             platform,
             key,
-            f"{new.member} no longer exports {counted(len(moved), 'symbol')} that {sources}, "
-            f"which it now needs, exports (the loader still finds them): "
+            f"{new.member} no longer exports {counted(len(moved), 'symbol')} that {sources} "
+            f"exports, which it loads (the loader still finds them): "
             f"{_listed(shown, len(moved))}",
             count=len(moved),
             names=shown,
@@ -230,13 +230,21 @@ def _first_names(library: LibrarySnapshot, keys: list[tuple[str, str | None]]) -
 
 
 def _needed_libraries(library: LibrarySnapshot, side: Snapshot) -> list[LibrarySnapshot]:
-    """The libraries of the same build that `library` NEEDs, by SONAME or file name."""
-    wanted = set(library.needed)
-    return [
-        other
-        for other in side.libraries.values()
-        if other.soname in wanted or other.file_name in wanted
-    ]
+    """The libraries of the same build that `library` loads: its NEEDED entries matched
+    by SONAME or file name, and theirs in turn (the loader's global scope)."""
+    by_name: dict[str, LibrarySnapshot] = {}
+    for other in side.libraries.values():
+        by_name.setdefault(other.file_name, other)
+        if other.soname:
+            by_name.setdefault(other.soname, other)
+    found: dict[str, LibrarySnapshot] = {}
+    waiting = list(library.needed)
+    while waiting:
+        other = by_name.get(waiting.pop())
+        if other is not None and other.member not in found and other.member != library.member:
+            found[other.member] = other
+            waiting.extend(other.needed)
+    return [found[m] for m in sorted(found)]
 
 
 def _listed(shown: tuple[str, ...], total: int) -> str:
