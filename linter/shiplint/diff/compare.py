@@ -240,10 +240,10 @@ def _needed_libraries(library: LibrarySnapshot, side: Snapshot) -> list[LibraryS
     found: dict[str, LibrarySnapshot] = {}
     waiting = list(library.needed)
     while waiting:
-        other = by_name.get(waiting.pop())
-        if other is not None and other.member not in found and other.member != library.member:
-            found[other.member] = other
-            waiting.extend(other.needed)
+        loaded = by_name.get(waiting.pop())
+        if loaded is not None and loaded.member not in found and loaded.member != library.member:
+            found[loaded.member] = loaded
+            waiting.extend(loaded.needed)
     return [found[m] for m in sorted(found)]
 
 
