@@ -43,11 +43,11 @@ CLASSES: dict[str, Callable[[int, int], Iterator[Case]]] = {
 # Cases per class: the long form covers every generator several times; the short form
 # (CI, fixed seed) one pass over the cheapest ones.
 LONG = {
-    "binaries": 270,
-    "archives": 96,
-    "manifests": 160,
-    "pyproject": 78,
-    "sources": 80,
+    "binaries": 90,
+    "archives": 48,
+    "manifests": 80,
+    "pyproject": 40,
+    "sources": 40,
     "configs": 58,
     "faults": 22,
 }

@@ -73,11 +73,17 @@ def cases(count: int, seed: int) -> Iterator[Case]:
             (tree / "acme" / "share" / "cmake" / "acme-config.cmake").write_text(
                 body, encoding="utf-8", errors="surrogateescape"
             )
+            manifest = ws.inputs / "shiplint.yaml"
+            # The aggregate makes the probe read a value the config may have poisoned.
+            manifest.write_text(
+                (ACME / "shiplint.yaml").read_text()
+                + "aggregates:\n  - variable: ACME_LIBRARIES\n    carries: {only: [runtime]}\n"
+            )
             return [
                 "check",
                 "--no-sources",
                 "--manifest",
-                str(ACME / "shiplint.yaml"),
+                str(manifest),
                 "--select",
                 "SL1",
                 "--format",
