@@ -96,6 +96,16 @@ BROKEN: dict[str, tuple[str | bytes, str]] = {
         ),
         "alias bomb",
     ),
+    # A regular expression's `.` does not match a newline: the `..` after it passed the
+    # schema, and the layout would have created files outside its directory.
+    "newline-in-dir": (
+        _replace("      linux: {dir: executorch/lib}\n", '      linux: {dir: "x\\n/../../.."}\n'),
+        "holds a control character: not a path",
+    ),
+    "nul-in-config-dir": (
+        _replace("    - executorch/share/cmake\n", '    - "executorch/share\\0cmake"\n'),
+        "holds a control character: not a path",
+    ),
     "python-tag": ("version: !!python/name:os.system\n", "YAML tag !!python/name:os.system is not"),
     "custom-tag": ("version: 1\npackage: !custom {name: x}\n", "YAML tag !custom is not allowed"),
     "binary-tag": ("version: 1\npackage: {name: !!binary aGk=}\n", "YAML tag !!binary is not"),

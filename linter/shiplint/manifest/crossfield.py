@@ -5,6 +5,7 @@ One function, reporting like schema errors (file, line, column, path in the docu
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -96,7 +97,58 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                 ("waivers", i, "rule"),
                 f"waiver names no known rule: {waiver['rule']!r} (see `shiplint rules`)",
             )
+    for path, value in _path_values(data):
+        reason = _path_problem(value)
+        if reason is not None:
+            report(path, f"{value!r} {reason}")
     return problems
+
+
+# Where the manifest holds paths (inside an artifact or the repository); "*" is any key
+# or index. The schema's pattern is a first filter; these are checked as paths.
+_PATH_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("cmake", "package_root"),
+    ("cmake", "installed_config_dirs", "*"),
+    ("cmake", "config_source"),
+    ("cmake", "config_source_extras", "*"),
+    ("cmake", "required_dirs", "*"),
+    ("sources", "cmake_roots", "*"),
+    ("sources", "build_declarations", "*", "path"),
+    ("libraries", "*", "platforms", "*", "dir"),
+)
+
+
+def _path_values(data: Any) -> Iterable[tuple[PathKey, str]]:
+    for pattern in _PATH_FIELDS:
+        found: list[tuple[PathKey, Any]] = [((), data)]
+        for step in pattern:
+            found = [
+                ((*path, key), child)
+                for path, node in found
+                for key, child in _children(node, step)
+            ]
+        yield from ((path, value) for path, value in found if isinstance(value, str))
+
+
+def _children(node: Any, step: str) -> Iterable[tuple[str | int, Any]]:
+    if isinstance(node, dict):
+        return node.items() if step == "*" else ([(step, node[step])] if step in node else [])
+    if isinstance(node, list) and step == "*":
+        return enumerate(node)
+    return []
+
+
+def _path_problem(value: str) -> str | None:
+    """Why `value` is no relative path that stays inside its tree, judged after
+    normalisation (a regular expression's `.` does not see a newline)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return "holds a control character: not a path"
+    text = value.replace("\\", "/")
+    if text.startswith("/") or (len(text) >= 2 and text[1] == ":"):
+        return "is absolute: paths are relative to the artifact or repository root"
+    if posixpath.normpath(text).split("/")[0] == "..":
+        return "leaves the tree it is relative to"
+    return None
 
 
 def _unique_names(
