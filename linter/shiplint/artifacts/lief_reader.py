@@ -89,6 +89,14 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
     )
 
 
+def _text(value: str | bytes) -> str:
+    """A name as text. lief hands back a name that is not UTF-8 (a symbol `bad\\xffname`)
+    as bytes; undecodable bytes are kept as surrogates, which reports print escaped."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="surrogateescape")
+    return value
+
+
 def _stream(data: bytes) -> io.BytesIO:
     """The bytes as a file object for lief's `parse`: lief 0.15 and 0.16 take a `bytes`
     argument for a path (and parse nothing), while every release from 0.15 on reads a
@@ -156,13 +164,13 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     for entry in binary.dynamic_entries:
         tag = entry.tag
         if tag == tags.NEEDED:
-            needed.append(entry.name)
+            needed.append(_text(entry.name))
         elif tag == tags.SONAME:
-            soname = entry.name
+            soname = _text(entry.name)
         elif tag == tags.RUNPATH:
-            runpath.extend(p for p in entry.runpath.split(":") if p)
+            runpath.extend(p for p in _text(entry.runpath).split(":") if p)
         elif tag == tags.RPATH:
-            rpath.extend(p for p in entry.rpath.split(":") if p)
+            rpath.extend(p for p in _text(entry.rpath).split(":") if p)
         elif tag == tags.FLAGS_1:
             pie = entry.has(lief.ELF.DynamicEntryFlags.FLAG.PIE)
     # Which file each required version comes from (GLIBCXX_3.4 -> libstdc++.so.6).
@@ -175,7 +183,7 @@ def _read_elf(data: bytes, name: str) -> BinaryRecord | BinaryError:
     undefined: list[str] = []
     imports: list[Import] = []
     for symbol in binary.dynamic_symbols:
-        symbol_name = symbol.name
+        symbol_name = _text(symbol.name)
         if not symbol_name:
             continue
         binding = _enum_name(symbol.binding)
@@ -287,16 +295,16 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
         # lief lists the library's own LC_ID_DYLIB among its `libraries`: it is
         # the install name, not a dependency.
         if library.command == commands.ID_DYLIB:
-            soname = library.name
+            soname = _text(library.name)
         else:
-            needed.append(library.name)
-    runpath = tuple(command.path for command in binary.rpaths)
+            needed.append(_text(library.name))
+    runpath = tuple(_text(command.path) for command in binary.rpaths)
     defined: list[SymbolRecord] = []
     undefined: list[str] = []
     category = lief.MachO.Symbol.CATEGORY
     for symbol in binary.symbols:
         # The C-level name: Mach-O prefixes every C symbol with `_`.
-        raw = symbol.name
+        raw = _text(symbol.name)
         c_name = raw[1:] if raw.startswith("_") else raw
         if symbol.category == category.UNDEFINED:
             undefined.append(c_name)
@@ -346,7 +354,7 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
     # A DLL export has no weak form: every export is a strong definition.
     defined = tuple(
         SymbolRecord(
-            name=entry.name,
+            name=_text(entry.name),
             binding=Binding.GLOBAL,
             visibility="default",
             kind=SymbolKind.FUNCTION if not entry.is_extern else SymbolKind.OTHER,
@@ -355,7 +363,7 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
         if entry.name
     )
     undefined = tuple(
-        entry.name for imported in binary.imports for entry in imported.entries if entry.name
+        _text(entry.name) for imported in binary.imports for entry in imported.entries if entry.name
     )
     machine = _enum_name(binary.header.machine)
     return BinaryRecord(
@@ -363,8 +371,8 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
         format=BinaryFormat.PE,
         arches=(normalise_arch(_PE_ARCH.get(machine, machine)),),
         file_type=FileType.SHARED_LIBRARY if "DLL" in characteristics else FileType.EXECUTABLE,
-        soname=export.name if export is not None and export.name else None,
-        needed=tuple(imported.name for imported in binary.imports),
+        soname=_text(export.name) if export is not None and export.name else None,
+        needed=tuple(_text(imported.name) for imported in binary.imports),
         runpath=(),
         rpath=(),
         defined=defined,
