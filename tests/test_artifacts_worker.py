@@ -80,7 +80,8 @@ def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
         process = reader._process
         assert process is not None
         os.kill(process.pid, signal.SIGSTOP)  # as a debugger or a job control stop would
-        stalled = reader.binary(data, "libstopped.so")
+        # Larger than a pipe holds: sending it to a worker that does not read must not block.
+        stalled = reader.binary(data + bytes(4 << 20), "libstopped.so")
         assert isinstance(stalled, BinaryError)
         assert "did not finish reading this file within 3 s" in stalled.reason
         assert process.poll() is not None  # killed, not left stopped

@@ -110,3 +110,14 @@ def test_text_a_finding_quotes_reaches_no_reporter_raw() -> None:
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
     assert "\\x1b]0;pwned\\x07\\x1b[2Jred\\u2028next \\xff" in diagnostic.message
     text.encode("utf-8")  # no lone surrogate left for a JSON or SARIF writer to choke on
+
+
+def test_a_signal_whose_exception_was_swallowed_still_ends_the_run_interrupted() -> None:
+    from shiplint.interrupt import Interrupted, interruptible
+
+    # Where Python swallows what a signal handler raises (a finalizer, a callback that
+    # only logs), the run would otherwise go on and end as if nothing happened.
+    with pytest.raises(Interrupted) as raised, interruptible(), contextlib.suppress(Interrupted):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler runs here, between bytecodes
+    assert raised.value.exit_code == 143

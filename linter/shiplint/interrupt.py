@@ -41,13 +41,12 @@ def interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    stopping = False
+    received: list[int] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        if stopping:
+        if received:
             return  # a second signal while unwinding: the first one is being obeyed
-        stopping = True
+        received.append(signum)
         for stop in _STOPPERS:
             stop()
         raise Interrupted(signum)
@@ -55,6 +54,10 @@ def interruptible() -> Iterator[None]:
     previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
     try:
         yield
+        if received:
+            # The raise landed where Python swallows exceptions (a finalizer, a callback
+            # that only logs them): the run went on, but it was still interrupted.
+            raise Interrupted(received[0])
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)

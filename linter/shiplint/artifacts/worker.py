@@ -116,7 +116,9 @@ class WorkerReader:
         process = self._process
         assert process is not None and process.stdin is not None and process.stdout is not None
         try:
-            _send(process.stdin, (kind, name, data))
+            request = _framed((kind, name, data))
+            # A worker that does not read (stopped) fills the pipe: sending has a limit too.
+            _write_within(process.stdin.fileno(), request, STARTUP_TIMEOUT + self._timeout)
             if not self._ready:
                 _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT)
                 self._ready = True
@@ -173,6 +175,27 @@ def _receive(stream: IO[bytes]) -> Any:
     if len(payload) < size:
         raise EOFError
     return pickle.loads(payload)
+
+
+def _framed(value: object) -> bytes:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(payload)) + payload
+
+
+def _write_within(fd: int, data: bytes, seconds: float) -> None:
+    # Non-blocking: a write larger than the pipe's free room returns what fitted instead
+    # of waiting for a reader that may never come.
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + seconds
+    view = memoryview(data)
+    while view:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise TimeoutError
+        try:
+            view = view[os.write(fd, view[: 1 << 20]) :]
+        except BlockingIOError:
+            continue
 
 
 def _receive_within(fd: int, seconds: float) -> Any:
