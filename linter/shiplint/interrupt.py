@@ -51,7 +51,12 @@ def interruptible() -> Iterator[None]:
             stop()
         raise Interrupted(signum)
 
-    previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+    # A signal the caller ignores (`nohup`, a background job) stays ignored.
+    previous = {
+        sig: signal.signal(sig, handler)
+        for sig in _SIGNALS
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
     try:
         yield
         if received:

@@ -20,6 +20,9 @@ def main() -> None:
     pid = os.fork()
     if pid == 0:
         try:
+            # A campaign started in the background inherits SIGINT ignored; the case must
+            # get it as a user's terminal would deliver it.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execvp(argv[0], argv)
         finally:
             os._exit(127)
