@@ -21,7 +21,10 @@ __all__ = ["built_libs"]
 # A stand-in worker that reads one request and then dies the way a lief crash would.
 CRASHING_WORKER = textwrap.dedent(
     """
-    import os, signal, sys
+    import os, pickle, signal, struct, sys
+    ready = pickle.dumps("ready")  # what a real worker says once lief is imported
+    sys.stdout.buffer.write(struct.pack("!Q", len(ready)) + ready)
+    sys.stdout.buffer.flush()
     sys.stdin.buffer.read(8)
     os.kill(os.getpid(), signal.SIGSEGV)
     """

@@ -35,7 +35,7 @@ _HEADER = struct.Struct("!Q")
 BINARY_TIMEOUT = 20.0
 # A fresh worker imports lief before it says it is ready; on a loaded machine that can take
 # seconds, and it does not count against the first file's limit.
-STARTUP_TIMEOUT = 30.0
+STARTUP_TIMEOUT = 20.0
 _READY = "ready"
 
 
@@ -116,12 +116,11 @@ class WorkerReader:
         process = self._process
         assert process is not None and process.stdin is not None and process.stdout is not None
         try:
-            request = _framed((kind, name, data))
-            # A worker that does not read (stopped) fills the pipe: sending has a limit too.
-            _write_within(process.stdin.fileno(), request, STARTUP_TIMEOUT + self._timeout)
             if not self._ready:
                 _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT)
                 self._ready = True
+            # A worker that does not read (stopped) fills the pipe: sending has a limit too.
+            _write_within(process.stdin.fileno(), _framed((kind, name, data)), self._timeout)
             answer = _receive_within(process.stdout.fileno(), self._timeout)
         except TimeoutError:
             self._reap(process)
