@@ -21,7 +21,15 @@ from tests.material import EXAMPLE_MANIFEST, NEW_CMAKE_VERSION, OLD_CMAKE_VERSIO
 
 WHEEL_VERSION, WHEEL_PLATFORM = "1.5.1", "manylinux_2_28_x86_64"
 
-PINNED_CODES = {"SL102": 1, "SL103": 1, "SL307": 2, "SL310": 18, "SL405": 1}
+PINNED_CODES = {
+    "SL102": 1,
+    "SL103": 1,
+    "SL307": 2,
+    "SL310": 18,
+    "SL320": 1,
+    "SL321": 1,
+    "SL405": 1,
+}
 PINNED_EXPLANATION = {
     "SL102": "On CMake 3.24.3 (the pre-3.28 'paths' route) EXECUTORCH_LIBRARIES lacks "
     "backend_qnn, which ships in this wheel: the hand-kept pre-3.28 list misses the QNN "
@@ -33,6 +41,11 @@ PINNED_EXPLANATION = {
     "SL310": "Every ELF file keeps build-tree RUNPATH entries ($ORIGIN/../src/executorch/lib, "
     "some also .../lib64) naming directories the wheel does not contain: 18 libraries and "
     "extensions.",
+    "SL320": "kernels_optimized references pthread_create and pthread_join unversioned "
+    "without NEEDing libpthread.so.0: it loads on glibc >= 2.34 only, or where something "
+    "else loaded libpthread first.",
+    "SL321": "Binaries NEED torch's libtorch*.so and libc10.so, but METADATA does not "
+    "require torch (1.4.1 did).",
     "SL405": "custom_ops_aot_lib registers its operators through code (no kernel table), so "
     "which operators it registers cannot be read from the binary.",
 }
