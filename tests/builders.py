@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from shiplint.artifacts.inventory import list_artifact
+from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.placement import place_libraries
+from shiplint.artifacts.tree import Tree
 from shiplint.manifest.model import (
     CMakePackage,
     CMakeRoute,
@@ -17,7 +21,7 @@ from shiplint.manifest.model import (
     Placement,
     Sources,
 )
-from shiplint.platforms import PlatformSelector
+from shiplint.platforms import Platform, PlatformSelector
 
 ROUTES = (
     CMakeRoute("paths", None, (3, 28), "imported targets unsupported"),
@@ -79,3 +83,11 @@ def manifest(
         sources=Sources(),
     )
     return replace(base, **extra) if extra else base
+
+
+def listing_as(tree: Tree, the_manifest: Manifest, platform: Platform) -> Listing:
+    """The tree's listing as if it were for `platform`: a test's placeholder tree holds
+    empty files, which name no platform of their own."""
+    listing = list_artifact(tree, the_manifest)
+    libraries = place_libraries(the_manifest, platform, listing.members)
+    return replace(listing, platform=platform, platform_source="test", libraries=libraries)

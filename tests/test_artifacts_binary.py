@@ -215,7 +215,8 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
         "from shiplint.request import QUIET, RunRequest\n"
         "from tests.builders import manifest\n"
         "request = RunRequest(root=Path('.'), check_sources=True, artifacts=(), cmake=())\n"
-        "collect_models(request, manifest(), QUIET)\n"
+        "from shiplint.registry import RULES\n"
+        "collect_models(request, manifest(), RULES, QUIET)\n"
         "import shiplint.registry, shiplint.checks.artifacts, shiplint.artifacts.archive\n"
         "assert 'lief' not in sys.modules, 'lief imported'\n"
     )
@@ -284,7 +285,7 @@ def test_lief_is_imported_by_the_lief_reader_only() -> None:
 )
 def test_header_sniff_agrees_with_lief_on_every_shared_object(platform: str) -> None:
     """The platform an artifact without a wheel tag gets is what lief would say, per file."""
-    from shiplint.artifacts.collect import is_shared_object_name
+    from shiplint.artifacts.placement import is_shared_object_name
 
     with open_artifact(wheel("1.5.1", platform)) as tree:
         members = [m for m in tree.names() if is_shared_object_name(m)]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
@@ -41,7 +41,7 @@ def example() -> Manifest:
 
 def report(manifest: Manifest, path: Path) -> list[dict[str, Any]]:
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, manifest)
+        model = read_inventory(tree, manifest)
     found = lint(RULES, manifest, [model], Selection(select=("SL3",)))
     return list(json.loads(portable(json.dumps([d.as_dict() for d in found]))))
 
@@ -93,7 +93,7 @@ def test_several_artifacts_in_one_run(example: Manifest) -> None:
     models = []
     for platform in ("manylinux_2_28_x86_64", "macosx_14_0_arm64", "win_amd64"):
         with open_artifact(wheel("1.5.1", platform)) as tree:
-            models.append(collect_artifact(tree, example))
+            models.append(read_inventory(tree, example))
     found = lint(RULES, example, models, Selection(select=("SL3",)))
     together = json.loads(portable(json.dumps([d.as_dict() for d in found])))
     expected = [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.cli import main
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
@@ -42,7 +42,7 @@ def baseline(example: Manifest) -> list[Diagnostic]:
 
 def _lint(manifest: Manifest, path: Path) -> list[Diagnostic]:
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, manifest)
+        model = read_inventory(tree, manifest)
     return lint(RULES, manifest, [model], Selection(select=("SL3",)))
 
 

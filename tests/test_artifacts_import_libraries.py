@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
 from shiplint.artifacts.import_library import dlls_named
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import LibraryKind
@@ -52,7 +52,7 @@ def _sl322(tmp_path: Path, members: dict[str, Path | bytes]) -> list[Diagnostic]
     mf = manifest(libraries=(library("pkg_comp", LibraryKind.RUNTIME, platforms=("windows",)),))
     path = pack_wheel(tmp_path / TAG, members)
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     return lint(RULES, mf, [model], Selection(select=("SL322",)))
 
 

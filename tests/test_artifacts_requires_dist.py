@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Externals, LibraryKind, ProvidedLibraries
@@ -41,7 +41,7 @@ def _sl321(
     }
     path = pack_wheel(tmp_path / TAG, members)
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     return lint(RULES, mf, [model], Selection(select=("SL321",)))
 
 

@@ -16,12 +16,21 @@ from typing import Any
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
-from shiplint.artifacts.model import ArtifactKind, ArtifactModel, LibraryFile
+from shiplint.artifacts.inventory import read_inventory
+from shiplint.artifacts.linkage import link_graph
+from shiplint.artifacts.model import ArtifactKind, Inventory, LibraryFile, Listing
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.manifest.model import Conflict, Library, LibraryKind, Manifest, Ownership, Placement
+from shiplint.manifest.model import (
+    Conflict,
+    Externals,
+    Library,
+    LibraryKind,
+    Manifest,
+    Ownership,
+    Placement,
+)
 from shiplint.platforms import Platform, PlatformSelector
 from shiplint.registry import RULES
 
@@ -62,7 +71,7 @@ def _check(
     members = {m: (built[src] if isinstance(src, str) else src) for m, src in files.items()}
     path = pack_wheel(tmp_path / name, members)
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     return lint(RULES, mf, [model], Selection(select=("SL3",)))
 
 
@@ -177,11 +186,22 @@ def test_sl304_wrong_soname(tmp_path: Path, built_libs: dict[str, Path]) -> None
     assert "'libwrong.so' differs from the file name 'libpkg_comp.so'" in diag.message
 
 
-def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> ArtifactModel:
+def _inventory(
+    listing: Listing, records: tuple[BinaryRecord, ...], externals: Externals | None = None
+) -> Inventory:
+    links = link_graph(listing, records, externals or Externals())
+    return Inventory(listing, records, links)
+
+
+def _model(
+    *records: BinaryRecord,
+    libraries: tuple[LibraryFile, ...] = (),
+    externals: Externals | None = None,
+) -> Inventory:
     from shiplint.platforms import Platform
 
     members = tuple(sorted(r.name for r in records))
-    return ArtifactModel(
+    listing = Listing(
         label="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
         path="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
         kind=ArtifactKind.WHEEL,
@@ -189,8 +209,9 @@ def _model(*records: BinaryRecord, libraries: tuple[LibraryFile, ...] = ()) -> A
         platform_source="wheel tag",
         members=members,
         libraries=libraries,
-        binaries=records,
+        configs=(),
     )
+    return _inventory(listing, records, externals)
 
 
 def _dylib(
@@ -314,15 +335,16 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
 
     mf = _manifest(_component("pkg_a"), _component("pkg_b"))
     records = (elf("pkg/lib/libpkg_a.so"), elf("pkg/lib/libpkg_b.so"))
-    model = ArtifactModel(
+    listing = Listing(
         path=TAG, label=TAG, kind=ArtifactKind.WHEEL, platform=Platform("linux", "x86_64"),
         platform_source="wheel tag", members=tuple(r.name for r in records),
         libraries=tuple(
             LibraryFile(f"pkg_{x}", "pkg/lib", f"libpkg_{x}.so", True, f"pkg/lib/libpkg_{x}.so")
             for x in "ab"
         ),
-        binaries=records,
+        configs=(),
     )  # fmt: skip
+    model = _inventory(listing, records)
     (duplicate,) = _codes(lint(RULES, mf, [model], Selection(("SL307",))), "SL307")
     assert "both strongly define 1 symbol: get_api_version" in duplicate.message
 
@@ -409,7 +431,8 @@ def test_macos_rpaths(rpaths: tuple[str, ...], codes: set[str]) -> None:
         LibraryFile("pkg", "pkg/lib", "libpkg.dylib", True, runtime.name),
         LibraryFile("pkg_comp", "pkg/lib", "libpkg_comp.dylib", True, comp.name),
     )
-    found = lint(RULES, mf, [_model(runtime, comp, libraries=placed)], Selection(("SL3",)))
+    model = _model(runtime, comp, libraries=placed, externals=mf.externals)
+    found = lint(RULES, mf, [model], Selection(("SL3",)))
     assert {d.code for d in found} == codes
     assert all(d.subject.library == "pkg_comp" for d in found)
 
@@ -509,7 +532,7 @@ def test_sl317_platform_unknown_and_derived(tmp_path: Path, built_libs: dict[str
         info.size = len(data)
         archive.addfile(info, io.BytesIO(data))
     with open_artifact(configs) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     (diag,) = lint(RULES, mf, [model], Selection(("SL3",)))
     assert diag.code == "SL317" and diag.subject.artifact == "configs.tar.gz"
     # An install tree names its platform through its binaries.
@@ -517,7 +540,7 @@ def test_sl317_platform_unknown_and_derived(tmp_path: Path, built_libs: dict[str
     prefix.mkdir(parents=True)
     (prefix / "libpkg.so").write_bytes(built_libs["libpkg.so"].read_bytes())
     with open_artifact(tmp_path / "prefix") as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     assert (str(model.platform), model.platform_source) == ("linux-x86_64", "binaries")
     assert lint(RULES, mf, [model], Selection(("SL3",))) == []
 
@@ -559,7 +582,7 @@ def test_sl319_windows_dll_without_import_library(
         externals=Externals(system=("KERNEL32.dll",)),
     )
     dll = _dll("pkg/bin/pkg_comp.dll")
-    model = ArtifactModel(
+    listing = Listing(
         label="pkg-1.0-cp311-cp311-win_amd64.whl",
         path="dist/pkg-1.0-cp311-cp311-win_amd64.whl",
         kind=ArtifactKind.WHEEL,
@@ -567,9 +590,34 @@ def test_sl319_windows_dll_without_import_library(
         platform_source="wheel tag",
         members=(dll.name, *extra_members),
         libraries=(LibraryFile("pkg_comp", "pkg/bin", "pkg_comp.dll", True, dll.name),),
-        binaries=(dll,),
+        configs=(),
     )
+    model = _inventory(listing, (dll,), mf.externals)
     found = lint(RULES, mf, [model], Selection(("SL3",)))
     assert [d.code for d in found] == (["SL319"] if fires else [])
     if fires:
         assert found[0].subject.library == "pkg_comp" and "pkg_comp.lib" in found[0].message
+
+
+# ---------------------------------------------------------------- the link graph
+
+
+def test_link_graph_closure_is_breadth_first_with_chains() -> None:
+    k = _dylib("lib/libk.dylib", "@rpath/libk.dylib", ("@rpath/liba.dylib", "@rpath/libc.dylib"))
+    a = _dylib("lib/liba.dylib", "@rpath/liba.dylib", ("@rpath/libb.dylib",))
+    b = _dylib("lib/libb.dylib", "@rpath/libb.dylib")
+    c = _dylib("lib/libc.dylib", "@rpath/libc.dylib", ("@rpath/libb.dylib",))
+    k, a, b, c = (replace(r, runpath=("@loader_path",)) for r in (k, a, b, c))
+    links = _model(k, a, b, c).links
+    assert list(links.closure(k.name)) == [k.name, a.name, c.name, b.name]
+    assert links.closure(k.name)[b.name] == (k.name, a.name, b.name)
+    assert links.of(k.name).loads == (a.name, c.name, b.name)
+    assert links.of(k.name).dependencies == (a.name, c.name)
+
+
+def test_link_graph_cycles_terminate() -> None:
+    a = _dylib("lib/liba.dylib", None, ("@loader_path/libb.dylib",))
+    b = _dylib("lib/libb.dylib", None, ("@loader_path/liba.dylib",))
+    links = _model(a, b).links
+    assert links.of(a.name).loads == (b.name,)
+    assert links.of(b.name).loads == (a.name,)

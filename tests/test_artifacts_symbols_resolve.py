@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.model import Externals, LibraryKind, Manifest, ProvidedLibraries
@@ -38,7 +38,7 @@ def _sl320(
     path = pack_wheel(tmp_path / TAG, {m: built[src] for m, src in files.items()})
     mf = mf or _manifest()
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     return lint(RULES, mf, [model], Selection(select=("SL320",)))
 
 

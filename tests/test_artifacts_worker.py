@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.lief_reader import read_binary, read_relocated_pointers
 from shiplint.artifacts.records import BinaryError
 from shiplint.artifacts.worker import WorkerReader
@@ -51,7 +51,7 @@ def test_a_crashing_worker_costs_one_file_per_crash(
     path = pack_wheel(tmp_path / "pkg-1.0-py3-none-manylinux_2_28_x86_64.whl", members)
     crashing = WorkerReader([sys.executable, "-c", CRASHING_WORKER])
     with open_artifact(path) as tree, crashing:
-        model = collect_artifact(tree, manifest((library("pkg_runtime"),)), crashing)
+        model = read_inventory(tree, manifest((library("pkg_runtime"),)), crashing)
     # Every file was tried in a fresh worker and reported; the run itself went on.
     assert {u.member for u in model.unreadable} == set(members)
     for unreadable in model.unreadable:

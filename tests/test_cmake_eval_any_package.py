@@ -23,7 +23,7 @@ from shiplint.manifest.model import Aggregate, Carries, Component, LibraryKind, 
 from shiplint.platforms import Platform
 from shiplint.registry import RULES
 
-from tests.builders import library, manifest
+from tests.builders import library, listing_as, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 LINUX = Platform("linux", "x86_64")
@@ -87,9 +87,8 @@ def _run(
     platform: Platform = LINUX,
 ) -> tuple[list[ConfigEvaluation], list[Diagnostic]]:
     tree = open_artifact(_tree(tmp_path, config, libraries))
-    models = evaluate_artifact(
-        tree, platform, the_manifest, [str(cmake(v)) for v in versions], 60.0
-    )
+    listing = listing_as(tree, the_manifest, platform)
+    models = evaluate_artifact(tree, listing, the_manifest, [str(cmake(v)) for v in versions], 60.0)
     evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
     # SL116 (a route left unevaluated) is about the run, not the config under test.
     return evaluations, lint(

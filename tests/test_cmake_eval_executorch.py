@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from shiplint.artifacts.archive import ArtifactTree, open_artifact
+from shiplint.artifacts.archive import ArtifactTree, Rejected, open_artifact
+from shiplint.artifacts.inventory import list_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.model import ConfigEvaluation, EntryKind
 from shiplint.diagnostics import Diagnostic, Location, Severity
@@ -58,12 +59,14 @@ def both_routes() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def wheel_models(et_manifest: Manifest, both_routes: list[str]) -> dict[str, list[object]]:
-    out: dict[str, list[object]] = {}
+def wheel_models(et_manifest: Manifest, both_routes: list[str]) -> dict[str, Sequence[object]]:
+    out: dict[str, Sequence[object]] = {}
     for tag in PLATFORMS:
         with open_artifact(wheel("1.5.1", tag)) as tree:
             assert tree.platform is not None
-            out[tag] = evaluate_artifact(tree, tree.platform, et_manifest, both_routes, 120)
+            out[tag] = evaluate_artifact(
+                tree, list_artifact(tree, et_manifest), et_manifest, both_routes, 120
+            )
     return out
 
 
@@ -72,7 +75,7 @@ def _render(diagnostics: Sequence[Diagnostic]) -> str:
     return portable(render_text(Report(tuple(diagnostics), Severity.ERROR, REPO)))
 
 
-def _evaluations(models: list[object]) -> list[ConfigEvaluation]:
+def _evaluations(models: Sequence[object]) -> list[ConfigEvaluation]:
     return [m for m in models if isinstance(m, ConfigEvaluation)]
 
 
@@ -131,7 +134,9 @@ def test_the_1_4_1_wheel_config_offers_only_the_python_extension(
     """
     with open_artifact(wheel("1.4.1", "manylinux_2_28_x86_64")) as tree:
         assert tree.platform is not None
-        models = evaluate_artifact(tree, tree.platform, et_manifest, both_routes, 120)
+        models = evaluate_artifact(
+            tree, list_artifact(tree, et_manifest), et_manifest, both_routes, 120
+        )
     diagnostics = lint(RULES, et_manifest, models, Selection(select=("SL1",)))
     assert [d.code for d in diagnostics].count("SL109") == 28
     same_python = _host_python3_suffix() == ".cpython-311-x86_64-linux-gnu.so"
@@ -198,9 +203,20 @@ class PatchedTree:
         self._tree = tree
         self._patches = patches
         self.label = f"patched-{tree.label}"
+        self.shown = tree.shown
+        self.kind = tree.kind
+        self.platform = tree.platform
+        self.platform_tag = tree.platform_tag
+
+    @property
+    def rejected(self) -> tuple[Rejected, ...]:
+        return self._tree.rejected
 
     def names(self) -> tuple[str, ...]:
         return self._tree.names()
+
+    def head(self, name: str, count: int) -> bytes:
+        return self.read(name)[:count]
 
     def read(self, name: str, limit: int = 1 << 28) -> bytes:
         if name in self._patches:
@@ -220,7 +236,9 @@ def _patched_findings(
         patched = config.replace(old, new)
         tree_with_patch = PatchedTree(tree, {CONFIG: patched, LIB_CONFIG: patched})
         assert tree.platform is not None
-        models = evaluate_artifact(tree_with_patch, tree.platform, et_manifest, both_routes, 120)
+        models = evaluate_artifact(
+            tree_with_patch, list_artifact(tree, et_manifest), et_manifest, both_routes, 120
+        )
     return [d for d in lint(RULES, et_manifest, models, Selection(select=("SL101",)))]
 
 
@@ -263,7 +281,9 @@ def test_the_system_cmake_agrees_with_the_pinned_cmake_of_its_route(
 ) -> None:
     with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
         assert tree.platform is not None
-        models = evaluate_artifact(tree, tree.platform, et_manifest, ["cmake"], 120)
+        models = evaluate_artifact(
+            tree, list_artifact(tree, et_manifest), et_manifest, ["cmake"], 120
+        )
     (system,) = _evaluations(models)
     assert system.failure is None and system.route is not None
     pinned = next(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import pytest
 from shiplint.cli import main
 from shiplint.cmake_eval import evaluate_source
 from shiplint.cmake_eval.exports import export_member, install_dir, plan_exports, write_exports
-from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.cmake_eval.model import ConfigEvaluation, ConfigModel
 from shiplint.diagnostics import Diagnostic, Location
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
@@ -43,13 +44,13 @@ def _walk(repo: Path, manifest: Manifest) -> CMakeProject:
     return walk_project(repo, manifest.sources.cmake_roots, manifest.sources.exclude)
 
 
-def _evaluate(repo: Path, cmakes: list[str], with_exports: bool = True) -> list[object]:
+def _evaluate(repo: Path, cmakes: list[str], with_exports: bool = True) -> list[ConfigModel]:
     manifest = load_manifest(repo / "shiplint.yaml")
     project = _walk(repo, manifest) if with_exports else None
     return evaluate_source(repo, manifest, cmakes, 60, project)
 
 
-def _sl1(repo: Path, models: list[object]) -> list[Diagnostic]:
+def _sl1(repo: Path, models: Sequence[object]) -> list[Diagnostic]:
     return lint(RULES, load_manifest(repo / "shiplint.yaml"), models, Selection(select=("SL1",)))
 
 
@@ -62,11 +63,11 @@ def test_without_the_export_file_the_include_fails(cmakes: list[str]) -> None:
 
 
 @pytest.fixture(scope="session")
-def evaluated(cmakes: list[str]) -> list[object]:
+def evaluated(cmakes: list[str]) -> list[ConfigModel]:
     return _evaluate(FIXTURE, cmakes)
 
 
-def test_the_config_evaluates_clean_with_the_export_file(evaluated: list[object]) -> None:
+def test_the_config_evaluates_clean_with_the_export_file(evaluated: list[ConfigModel]) -> None:
     assert _sl1(FIXTURE, evaluated) == []
     evaluations = [m for m in evaluated if isinstance(m, ConfigEvaluation)]
     assert {(str(e.platform), e.cmake_version) for e in evaluations} == {
@@ -75,7 +76,7 @@ def test_the_config_evaluates_clean_with_the_export_file(evaluated: list[object]
     assert all(e.failure is None and e.found for e in evaluations)
 
 
-def test_the_imported_targets_are_the_exported_ones(evaluated: list[object]) -> None:
+def test_the_imported_targets_are_the_exported_ones(evaluated: list[ConfigModel]) -> None:
     """Namespace from install(EXPORT), type from the walk, a file per platform; a library
     the manifest does not place on a platform has no target there."""
     by = {

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.archive import ArtifactTree, open_artifact
 from shiplint.cmake_eval import evaluate_artifact
 from shiplint.cmake_eval.model import ConfigEvaluation, FailureKind, MissingConfig
 from shiplint.cmake_eval.results import cmake_list
@@ -16,7 +17,7 @@ from shiplint.manifest.model import Component, LibraryKind, Manifest
 from shiplint.platforms import Platform
 from shiplint.registry import RULES
 
-from tests.builders import library, manifest
+from tests.builders import library, listing_as, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 LINUX = Platform("linux", "x86_64")
@@ -39,6 +40,18 @@ def _package(tmp_path: Path, config: str) -> Path:
     return root
 
 
+def _evaluate_as(
+    tree: ArtifactTree,
+    platform: Platform,
+    the_manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+) -> Sequence[object]:
+    """The evaluation of a placeholder tree (its empty files name no platform) as `platform`."""
+    listing = listing_as(tree, the_manifest, platform)
+    return evaluate_artifact(tree, listing, the_manifest, cmakes, timeout)
+
+
 def _evaluate(
     tmp_path: Path,
     config: str,
@@ -50,11 +63,11 @@ def _evaluate(
 ) -> list[ConfigEvaluation]:
     tree = open_artifact(_package(tmp_path, config))
     binaries = [str(cmake(v)) for v in versions]
-    models = evaluate_artifact(tree, platform, the_manifest or _manifest(), binaries, timeout)
+    models = _evaluate_as(tree, platform, the_manifest or _manifest(), binaries, timeout)
     return [m for m in models if isinstance(m, ConfigEvaluation)]
 
 
-def _evaluations(models: list[object]) -> list[ConfigEvaluation]:
+def _evaluations(models: Sequence[object]) -> list[ConfigEvaluation]:
     """The evaluations among a run's models (a one-CMake run also says which route it missed)."""
     return [m for m in models if isinstance(m, ConfigEvaluation)]
 
@@ -201,7 +214,7 @@ def test_component_requests_are_answered_in_one_run_even_when_the_config_aborts(
 
 def test_an_unusable_cmake_is_a_finding_not_a_crash(tmp_path: Path) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
-    models = evaluate_artifact(tree, LINUX, _manifest(), [str(tmp_path / "no-cmake")], 10)
+    models = _evaluate_as(tree, LINUX, _manifest(), [str(tmp_path / "no-cmake")], 10)
     (ev,) = models
     assert isinstance(ev, ConfigEvaluation) and ev.failure is not None
     assert ev.failure.kind is FailureKind.CMAKE_UNUSABLE
@@ -214,7 +227,7 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     (root / "pkg" / "lib").mkdir(parents=True)
     (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
-    models = evaluate_artifact(open_artifact(root, "empty"), LINUX, _manifest(), ["cmake"], 10)
+    models = _evaluate_as(open_artifact(root, "empty"), LINUX, _manifest(), ["cmake"], 10)
     assert models == [MissingConfig("empty", LINUX, ("pkg/share/cmake",), Location("empty"))]
     (finding,) = lint(RULES, _manifest(), models)
     assert finding.code == "SL114" and finding.location.path == "empty"
@@ -224,14 +237,14 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
 
 def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
-    models = evaluate_artifact(tree, LINUX, replace(_manifest()), ["cmake"], 60)
+    models = _evaluate_as(tree, LINUX, replace(_manifest()), ["cmake"], 60)
     (ev,) = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert ev.failure is None and ev.found and ev.cmake == "cmake"
 
 
 def test_no_cmake_at_all_is_said_not_skipped(tmp_path: Path) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
-    models = evaluate_artifact(tree, LINUX, _manifest(), [], 10)
+    models = _evaluate_as(tree, LINUX, _manifest(), [], 10)
     (diagnostic,) = lint(RULES, _manifest(), models, Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "no CMake binary is configured" in diagnostic.message
 
@@ -252,9 +265,7 @@ def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
     )
     the_manifest = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
     (ev,) = _evaluations(
-        evaluate_artifact(
-            open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
-        )
+        _evaluate_as(open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
     )
     assert isinstance(ev, ConfigEvaluation)
     assert [e.raw for e in ev.aggregates[0].entries] == ["from-helper"]
@@ -280,9 +291,7 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
         cmake=replace(base.cmake, installed_config_dirs=("pkg/share/cmake", "pkg/lib/cmake/pkg")),
     )
     (ev,) = _evaluations(
-        evaluate_artifact(
-            open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60
-        )
+        _evaluate_as(open_artifact(root), LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
     )
     assert isinstance(ev, ConfigEvaluation)
     assert ev.aggregates[0].components == ("runtime",)
@@ -320,7 +329,7 @@ def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path)
     root = _package(tmp_path, config)
     (root / "pkg" / "lib" / "libpkg_extra.so").write_bytes(b"")
     tree = open_artifact(root)
-    models = evaluate_artifact(tree, LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
+    models = _evaluate_as(tree, LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
     (ev,) = [m for m in models if isinstance(m, ConfigEvaluation)]
     requests = {r.component: r for r in ev.requests}
     assert requests["runtime"].found and requests["runtime"].message is None
@@ -342,7 +351,7 @@ def test_a_route_no_configured_cmake_covers_is_said(
     tmp_path: Path, versions: tuple[str, ...], missing: list[str]
 ) -> None:
     tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
-    models = evaluate_artifact(tree, LINUX, _manifest(), [str(cmake(v)) for v in versions], 60)
+    models = _evaluate_as(tree, LINUX, _manifest(), [str(cmake(v)) for v in versions], 60)
     diagnostics = lint(RULES, _manifest(), models, Selection(select=("SL116",)))
     assert [d.message.split(" ")[7] for d in diagnostics] == missing
     for d in diagnostics:

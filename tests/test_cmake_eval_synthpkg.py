@@ -9,6 +9,7 @@ makes the rule for its defect fire, on the route the defect is on.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def routes() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def clean(routes: list[str]) -> tuple[Manifest, list[object]]:
+def clean(routes: list[str]) -> tuple[Manifest, Sequence[object]]:
     manifest = load_manifest(FIXTURE / "shiplint.yaml")
     return manifest, evaluate_source(FIXTURE, manifest, routes, 60)
 

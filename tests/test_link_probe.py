@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.cli import main
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
@@ -58,10 +59,10 @@ def probe(
 ) -> list[object]:
     options = ProbeOptions(cmake=cmakes, only=frozenset(only) if only is not None else None)
     with open_artifact(artifact) as tree:
-        return probe_artifact(tree, tree.platform, manifest, options)
+        return list(probe_artifact(tree, read_inventory(tree, manifest), manifest, options))
 
 
-def diagnose(models: list[object], manifest: Manifest = MANIFEST) -> list[Diagnostic]:
+def diagnose(models: Sequence[object], manifest: Manifest = MANIFEST) -> list[Diagnostic]:
     return lint(RULES, manifest, models, Selection(select=("SL5",)))
 
 
@@ -271,7 +272,7 @@ def test_a_hung_configure_is_stopped_at_the_time_limit(
     artifact = package(tmp_path, libraries, hung)
     options = ProbeOptions(cmake=cmakes[1:], timeout=2)
     with open_artifact(artifact) as tree:
-        (diag,) = diagnose(probe_artifact(tree, tree.platform, MANIFEST, options))
+        (diag,) = diagnose(probe_artifact(tree, read_inventory(tree, MANIFEST), MANIFEST, options))
     assert diag.code == "SL504"
     assert "the find_package probe failed at the configure step with CMake 4.4.5" in diag.message
     assert "stopped after the 2 s time limit" in diag.message

@@ -10,11 +10,13 @@ docs/findings/link_probe.md. Set SHIPLINT_UPDATE_GOLDEN=1 to rewrite the golden 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.link_probe.model import ConsumerBuild
@@ -59,10 +61,10 @@ def options() -> ProbeOptions:
 
 def probe(artifact: Path, manifest: Manifest, options: ProbeOptions) -> list[object]:
     with open_artifact(artifact) as tree:
-        return probe_artifact(tree, tree.platform, manifest, options)
+        return list(probe_artifact(tree, read_inventory(tree, manifest), manifest, options))
 
 
-def diagnose(models: list[object], manifest: Manifest) -> list[Diagnostic]:
+def diagnose(models: Sequence[object], manifest: Manifest) -> list[Diagnostic]:
     return lint(RULES, manifest, models, Selection(select=("SL5",)))
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.lief_reader import read_relocated_pointers
 from shiplint.engine import lint
 from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
@@ -97,7 +98,9 @@ def opreg_manifest() -> Manifest:
 
 def _model(tree: Path) -> OperatorRegistrations:
     with open_artifact(tree) as artifact:
-        [model] = operator_models(artifact, [], opreg_manifest())
+        [model] = operator_models(
+            artifact, read_inventory(artifact, opreg_manifest()), opreg_manifest()
+        )
     return model
 
 
@@ -214,7 +217,8 @@ def test_packed_relative_relocations_read_the_same(libs: dict[str, Path]) -> Non
 def test_no_registries_in_the_manifest_reads_nothing(libs: dict[str, Path], tmp_path: Path) -> None:
     tree = _tree(tmp_path, libs, ("runtime", "alpha"))
     with open_artifact(tree) as artifact:
-        assert operator_models(artifact, [], manifest(opreg_manifest().libraries)) == []
+        without = manifest(opreg_manifest().libraries)
+        assert operator_models(artifact, read_inventory(artifact, without), without) == []
 
 
 @pytest.mark.parametrize(
@@ -236,13 +240,15 @@ def test_the_artifact_model_the_binary_area_built_is_used_as_given(
 ) -> None:
     from dataclasses import replace
 
-    from shiplint.artifacts.collect import collect_artifact
+    from shiplint.artifacts.linkage import link_graph
 
     tree = _tree(tmp_path, libs, ("runtime", "alpha", "beta"))
     with open_artifact(tree) as artifact:
-        full = collect_artifact(artifact, opreg_manifest())
+        full = read_inventory(artifact, opreg_manifest())
         kept = tuple(b for b in full.binaries if "beta" not in b.name)
-        [model] = operator_models(artifact, [replace(full, binaries=kept)], opreg_manifest())
+        links = link_graph(full.listing, kept, opreg_manifest().externals)
+        partial = replace(full, binaries=kept, links=links)
+        [model] = operator_models(artifact, partial, opreg_manifest())
     # beta is in the tree but not among the binaries handed over: not read again.
     assert [lib.member for lib in model.libraries] == [
         "pkg/lib/libopreg_alpha.so",

@@ -13,6 +13,7 @@ import functools
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
@@ -62,7 +63,7 @@ def example() -> Manifest:
 @functools.cache
 def registrations(version: str, platform: str) -> OperatorRegistrations:
     with open_artifact(wheel(version, platform)) as tree:
-        [model] = operator_models(tree, [], example())
+        [model] = operator_models(tree, read_inventory(tree, example()), example())
     return model
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from shiplint.artifacts.archive import open_artifact
-from shiplint.artifacts.collect import collect_artifact
+from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.system_policy import allowed_by, policy_names, tag_policy
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
@@ -33,7 +33,7 @@ def _sl308(tmp_path: Path, built: dict[str, Path], wheel: str, ext: Externals) -
     mf = manifest(libraries=(library("pkg_atomic", LibraryKind.RUNTIME),), externals=ext)
     path = pack_wheel(tmp_path / wheel, {"pkg/lib/libpkg_atomic.so": built["libpkg_atomic.so"]})
     with open_artifact(path) as tree:
-        model = collect_artifact(tree, mf)
+        model = read_inventory(tree, mf)
     found: list[Diagnostic] = lint(RULES, mf, [model], Selection(select=("SL308",)))
     return [d.message for d in found]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint import __version__
-from shiplint.diagnostics import FAIL_ON_CHOICES, Location, parse_fail_on
+from shiplint.diagnostics import FAIL_ON_CHOICES, Location, Severity, parse_fail_on
 from shiplint.interrupt import Interrupted, interruptible
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.plural import counted
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.config import Config
     from shiplint.report.model import Report
+    from shiplint.request import Progress, RunRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -122,6 +123,11 @@ def _parser() -> argparse.ArgumentParser:
         "--link-probe",
         action="store_true",
         help="also build real consumers of the host platform's artifacts",
+    )
+    check.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say what the run reads and builds, on stderr (also when it is not a terminal)",
     )
 
     diff = sub.add_parser(
@@ -230,7 +236,6 @@ def _split_codes(values: list[str]) -> tuple[str, ...]:
 def _check(args: argparse.Namespace) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.artifacts.inputs import artifact_inputs
-    from shiplint.artifacts.worker import WorkerReader
     from shiplint.report import FORMATS
 
     if args.format not in FORMATS:
@@ -252,26 +257,15 @@ def _check(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     if args.no_sources and not artifacts:
         return _usage_error("nothing to check: --no-sources and no ARTIFACT given")
-    # lief parses binaries in a worker process (a crash there costs one file, not the
-    # run); started before the config and manifest are read so its start-up overlaps them.
-    with WorkerReader() if artifacts else contextlib.nullcontext() as reader:
-        return _check_with(args, root, artifacts, reader)
+    return _check_in(args, root, artifacts)
 
 
-def _check_with(
-    args: argparse.Namespace,
-    root: Path,
-    artifacts: tuple[Path, ...],
-    reader: BinaryReader | None,
-) -> int:
-    from shiplint.artifacts.archive import ArtifactError
+def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...]) -> int:
+    from shiplint.areas import Input, plan
+    from shiplint.artifacts.worker import WorkerReader
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
-    from shiplint.engine import lint
-    from shiplint.manifest.load import load_manifest
-    from shiplint.pipeline import collect_models
     from shiplint.registry import RULES
-    from shiplint.report.model import Report
     from shiplint.request import Progress, RunRequest
     from shiplint.selection import Selection
 
@@ -289,8 +283,6 @@ def _check_with(
         return _usage_error(
             f"{manifest_path}: no manifest (give --manifest, or set manifest in [tool.shiplint])"
         )
-    manifest = load_manifest(manifest_path, _display(manifest_path, root))
-
     request = RunRequest(
         root=root,
         check_sources=not args.no_sources,
@@ -300,17 +292,46 @@ def _check_with(
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
     )
-    if request.runs_cmake:
+    run = plan(request, RULES, request.selection)
+    if run.reads(Input.CMAKE):
         try:
             request = replace(request, cmake=_usable_cmakes(args.cmake, config))
         except _CMakeChoiceError as exc:
             return _usage_error(str(exc))
+    progress = Progress(enabled=True if args.verbose else None)
+    # lief parses binaries in a worker process (a crash there costs one file, not the
+    # run), started only when a selected rule reads binaries, and before the manifest
+    # is read so its start-up overlaps that.
+    reads_binaries = run.reads(Input.BINARIES)
+    if reads_binaries:
+        progress.step("starting the binary reader (lief, in a worker process)")
+    with WorkerReader() if reads_binaries else contextlib.nullcontext() as reader:
+        return _check_with(args, request, manifest_path, config.fail_on, progress, reader)
+
+
+def _check_with(
+    args: argparse.Namespace,
+    request: RunRequest,
+    manifest_path: Path,
+    config_fail_on: Severity | None,
+    progress: Progress,
+    reader: BinaryReader | None,
+) -> int:
+    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.engine import lint
+    from shiplint.manifest.load import load_manifest
+    from shiplint.pipeline import collect_models
+    from shiplint.registry import RULES
+    from shiplint.report.model import Report
+
+    root = request.root
+    manifest = load_manifest(manifest_path, _display(manifest_path, root))
     try:
-        models = collect_models(request, manifest, Progress(), reader)
+        models = collect_models(request, manifest, RULES, progress, reader)
     except ArtifactError as exc:
         return _usage_error(str(exc))
     diagnostics = lint(RULES, manifest, models, request.selection)
-    fail_on = parse_fail_on(args.fail_on) if args.fail_on else config.fail_on
+    fail_on = parse_fail_on(args.fail_on) if args.fail_on else config_fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = _rendered(args, report)
     if args.output:

@@ -1,55 +1,81 @@
-"""Turn a run request into models: each input parsed once, by the one module that reads it.
+"""Turn a run request into models: each input read once, only when a built area needs it.
 
-Each area owns one function here. Imports are local so a run that reads no
-binary never imports lief, and a sources-only run never starts CMake.
+`shiplint.areas.plan` says which areas the selected rules need; this module builds
+their inputs and runs them. Per artifact: the listing first (no binary parsed),
+then, only when an area needs them, the binary records and link graph (the
+inventory), which the artifact rules, the operator area and the link probe all
+read. Imports are local so a run that reads no binary never imports lief, and a
+sources-only run never starts CMake.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from shiplint.areas import (
+    ARTIFACTS,
+    CONFIG_ARTIFACT,
+    CONFIG_SOURCE,
+    LINK_PROBE,
+    OPERATORS,
+    SOURCES,
+    Input,
+    Model,
+    Plan,
+    plan,
+)
 from shiplint.manifest.model import Manifest
 from shiplint.plural import counted
 from shiplint.request import Progress, RunRequest
+from shiplint.rule import Rule
 
 if TYPE_CHECKING:
-    from shiplint.artifacts.archive import ArtifactTree
+    from shiplint.artifacts.listing import Listing
+    from shiplint.artifacts.model import Inventory
+    from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
+    from shiplint.cmake_eval.model import ConfigModel
+    from shiplint.link_probe.model import ProbeModel
+    from shiplint.operators.model import OperatorRegistrations
     from shiplint.sources.model import CMakeProject, SourceModel
 
 
 def collect_models(
     request: RunRequest,
     manifest: Manifest,
+    rules: Sequence[Rule[Any]],
     progress: Progress,
     reader: BinaryReader | None = None,
-) -> list[object]:
-    """Every model of the run. `reader` parses binaries (a started `WorkerReader`, so
-    its lief import overlaps the caller's work); without one, a worker is made here.
-    Raises ManifestError when a file the manifest names for the run is missing."""
-    if request.check_sources and request.wants("SL1"):
+) -> list[Model]:
+    """Every model the selected `rules` read. `reader` parses binaries (a started
+    `WorkerReader`, so its lief import overlaps the caller's work); without one, a
+    worker is started here when a built area needs binaries. Raises ManifestError
+    when a file the manifest names for the run is missing."""
+    run = plan(request, rules, request.selection)
+    if run.builds(CONFIG_SOURCE):
         from shiplint.manifest.errors import ManifestError
         from shiplint.manifest.inputs import missing_config_sources
 
         problems = missing_config_sources(manifest, request.root)
         if problems:
             raise ManifestError(problems)
-    models: list[object] = []
-    if request.check_sources:
-        project: CMakeProject | None = None
-        if request.wants("SL2"):
-            sources = _source_models(request, manifest, progress)
-            models.append(sources)
-            project = sources.project
-        if request.wants("SL1"):
-            models.extend(_config_source_models(request, manifest, progress, project))
-    if request.artifacts:
-        models.extend(_artifact_models(request, manifest, progress, reader))
+    models: list[Model] = []
+    # The config source's evaluation reuses the sources walk when the run has one.
+    project: CMakeProject | None = None
+    if run.builds(SOURCES):
+        sources = _source_model(request, manifest, progress)
+        models.append(sources)
+        project = sources.project
+    if run.builds(CONFIG_SOURCE):
+        models.extend(_config_source_models(request, manifest, progress, project))
+    if run.reads(Input.LISTING):
+        models.extend(_artifact_models(run, request, manifest, progress, reader))
     return models
 
 
-def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) -> SourceModel:
+def _source_model(request: RunRequest, manifest: Manifest, progress: Progress) -> SourceModel:
     """CMake sources and build declarations under request.root."""
     from shiplint.sources.collect import read_sources
 
@@ -59,10 +85,10 @@ def _source_models(request: RunRequest, manifest: Manifest, progress: Progress) 
 
 def _config_source_models(
     request: RunRequest, manifest: Manifest, progress: Progress, project: CMakeProject | None
-) -> list[object]:
-    """The config's source evaluated with each CMake, per manifest platform, in a
-    tree that also holds what the project's install(EXPORT)s would install beside it (the
-    walk is the SL2 run's when there is one, so the sources are read once)."""
+) -> list[ConfigModel]:
+    """The config's source evaluated with each CMake, per manifest platform, in a tree
+    that also holds what the project's install(EXPORT)s would install beside it (the
+    walk is the sources area's when the run has one, so the sources are read once)."""
     if manifest.cmake.config_source is None:
         return []
     from shiplint.cmake_eval import evaluate_source
@@ -80,113 +106,117 @@ def _config_source_models(
 
 
 def _artifact_models(
-    request: RunRequest, manifest: Manifest, progress: Progress, reader: BinaryReader | None
-) -> list[object]:
-    """Open each artifact once (an unreadable one raises ArtifactError: exit 2) and hand the
-    tree to every area that reads artifacts."""
+    run: Plan,
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+    reader: BinaryReader | None,
+) -> list[Model]:
     from shiplint.artifacts.worker import WorkerReader
 
-    if reader is not None:
-        return _each_artifact(request, manifest, progress, reader)
+    if reader is not None or not run.reads(Input.BINARIES):
+        return _each_artifact(run, request, manifest, progress, reader)
+    progress.step("starting the binary reader (lief, in a worker process)")
     with WorkerReader() as own:
-        return _each_artifact(request, manifest, progress, own)
+        return _each_artifact(run, request, manifest, progress, own)
 
 
 def _each_artifact(
-    request: RunRequest, manifest: Manifest, progress: Progress, reader: BinaryReader
-) -> list[object]:
+    run: Plan,
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+    reader: BinaryReader | None,
+) -> list[Model]:
+    """Open each artifact once (an unreadable one raises ArtifactError: exit 2), list it
+    once, and hand the listing (and the inventory, when read) to every built area."""
     from shiplint.artifacts.archive import open_artifact
+    from shiplint.artifacts.inventory import list_artifact
 
-    models: list[object] = []
+    models: list[Model] = []
     for path in request.artifacts:
         progress.step(f"reading {path.name}")
         # Closed after every area has read it: a run over many artifacts holds one open.
         with open_artifact(path, request.shown(path)) as tree:
-            models.extend(_areas_of_one_artifact(tree, reader, request, manifest, progress))
+            listing = list_artifact(tree, manifest)
+            models.extend(
+                _areas_of_one_artifact(run, tree, listing, reader, request, manifest, progress)
+            )
     return models
 
 
 def _areas_of_one_artifact(
-    tree: ArtifactTree,
-    reader: BinaryReader,
+    run: Plan,
+    tree: Tree,
+    listing: Listing,
+    reader: BinaryReader | None,
     request: RunRequest,
     manifest: Manifest,
     progress: Progress,
-) -> list[object]:
-    models: list[object] = []
+) -> list[Model]:
+    models: list[Model] = []
+    inventory: Inventory | None = None
     # The config evaluation waits on CMake processes: run it beside the binary
     # reading, which keeps this process busy, instead of after it.
     with ThreadPoolExecutor(max_workers=1) as background:
         config = (
-            background.submit(_config_artifact_models, tree, request, manifest, progress)
-            if request.wants("SL1")
+            background.submit(_config_artifact_models, tree, listing, request, manifest, progress)
+            if run.builds(CONFIG_ARTIFACT)
             else None
         )
-        # Operators and the probe read what the binary area collected.
-        binaries = (
-            _binary_models(tree, reader, manifest, progress)
-            if request.wants("SL3", "SL4", "SL5")
-            else []
-        )
-        models.extend(binaries)
-        if request.wants("SL4"):
-            models.extend(_operator_models(tree, binaries, reader, manifest, progress))
+        if run.reads(Input.BINARIES):
+            assert reader is not None  # a worker is started whenever binaries are read
+            inventory = _inventory(tree, listing, reader, manifest, progress)
+            if run.builds(ARTIFACTS):
+                models.append(inventory)
+            if run.builds(OPERATORS):
+                models.extend(_operator_models(tree, inventory, reader, manifest, progress))
         if config is not None:
             models.extend(config.result())
-    if request.link_probe and request.wants("SL5"):
-        models.extend(_link_probe_models(tree, binaries, request, manifest, progress))
+    if inventory is not None and run.builds(LINK_PROBE):
+        models.extend(_link_probe_models(tree, inventory, request, manifest, progress))
     return models
 
 
-def _binary_models(
-    tree: ArtifactTree, reader: BinaryReader, manifest: Manifest, progress: Progress
-) -> list[object]:
-    """The artifact's listing and the binaries the rules need (one ArtifactModel)."""
-    from shiplint.artifacts.collect import collect_artifact
+def _inventory(
+    tree: Tree, listing: Listing, reader: BinaryReader, manifest: Manifest, progress: Progress
+) -> Inventory:
+    """The artifact's binaries read once, and their link graph resolved once."""
+    from shiplint.artifacts.inventory import read_inventory
 
     progress.step(f"reading the binaries of {tree.label}")
-    return [collect_artifact(tree, manifest, reader)]
+    return read_inventory(tree, manifest, reader, listing)
 
 
 def _config_artifact_models(
-    tree: ArtifactTree, request: RunRequest, manifest: Manifest, progress: Progress
-) -> list[object]:
+    tree: Tree, listing: Listing, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[ConfigModel]:
     """The installed config evaluated with each CMake, as the artifact's platform."""
     from shiplint.cmake_eval import evaluate_artifact
-    from shiplint.cmake_eval.platform_guess import artifact_platform
 
     progress.step(
         f"evaluating the CMake config of {tree.label} with {counted(len(request.cmake), 'CMake')}"
     )
-    platform = artifact_platform(tree, manifest)
-    return evaluate_artifact(tree, platform, manifest, request.cmake, request.evaluation_timeout)
+    return evaluate_artifact(tree, listing, manifest, request.cmake, request.evaluation_timeout)
 
 
 def _operator_models(
-    tree: ArtifactTree,
-    binaries: list[object],
-    reader: BinaryReader,
-    manifest: Manifest,
-    progress: Progress,
-) -> list[object]:
-    """Registries and registered operators, from the binaries the binary area read."""
+    tree: Tree, inventory: Inventory, reader: BinaryReader, manifest: Manifest, progress: Progress
+) -> list[OperatorRegistrations]:
+    """Registries and registered operators, from the inventory's binaries."""
     from shiplint.operators.artifact import operator_models
 
     progress.step(f"reading operator registrations in {tree.label}")
-    return list(operator_models(tree, binaries, manifest, reader))
+    return list(operator_models(tree, inventory, manifest, reader))
 
 
 def _link_probe_models(
-    tree: ArtifactTree,
-    binaries: list[object],
-    request: RunRequest,
-    manifest: Manifest,
-    progress: Progress,
-) -> list[object]:
+    tree: Tree, inventory: Inventory, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[ProbeModel]:
     """Consumers built against the artifact's package (host platform only)."""
     from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 
     options = ProbeOptions(
         cmake=request.cmake, timeout=request.build_timeout, progress=progress.step
     )
-    return probe_artifact(tree, tree.platform, manifest, options)
+    return probe_artifact(tree, inventory, manifest, options)

@@ -27,13 +27,9 @@ class RunRequest:
     link_probe: bool = False
     # Seconds one CMake run may take before it is stopped and reported; None: the defaults.
     cmake_timeout: float | None = None
-    # The rules that will run: an area none of whose rules run is not collected at all.
+    # The rules that will run: an area none of whose rules run is not built at all
+    # (`shiplint.areas.plan`).
     selection: Selection = ALL
-
-    @property
-    def runs_cmake(self) -> bool:
-        """Whether some area of this run starts CMake: config evaluation or the link probe."""
-        return self.wants("SL1") or (self.link_probe and bool(self.artifacts) and self.wants("SL5"))
 
     @property
     def evaluation_timeout(self) -> float:
@@ -53,13 +49,6 @@ class RunRequest:
             if path.is_relative_to(base):
                 return path.relative_to(base).as_posix()
         return str(given)
-
-    def wants(self, *areas: str) -> bool:
-        """Whether any selected rule belongs to one of `areas` (code prefixes like "SL3")."""
-        from shiplint.registry import RULES
-
-        codes = tuple(r.code for r in RULES if r.code.startswith(areas))
-        return self.selection.any_enabled(codes)
 
 
 class Progress:

@@ -17,9 +17,6 @@ class Selection:
             return False
         return not any(covers(i, code) for i in self.ignore)
 
-    def any_enabled(self, codes: tuple[str, ...]) -> bool:
-        return any(self.enabled(code) for code in codes)
-
 
 # Every rule: the default selection.
 ALL = Selection()

@@ -225,15 +225,18 @@ class ArtifactTree(ABC):
             return data
 
     def head(self, name: str, count: int) -> bytes:
-        """At most the first `count` bytes of a member (to sniff a file's magic)."""
-        with self._lock:
-            try:
-                with self._open(name) as stream:
-                    return stream.read(count)
-            except MemberError:
-                raise
-            except _READ_ERRORS as exc:
-                raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
+        """At most the first `count` bytes of a member (to sniff a file's magic). Raises
+        MemberError when the member cannot be read."""
+        cached = self._cache.get(name)
+        if cached is not None:
+            return cached[:count]
+        try:
+            with self._lock, self._open(name) as stream:
+                return stream.read(count)
+        except MemberError:
+            raise
+        except _READ_ERRORS as exc:
+            raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
     def location(self, name: str | None = None) -> Location:
         """Where a diagnostic points for the member `name`, or for the whole artifact."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shiplint.artifacts.archive import ArtifactTree, MemberError
+from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.tree import Tree
 
 # An import library holds a few bytes per exported symbol; past this it is a static
 # library (or not worth inflating to find out).
@@ -26,7 +27,7 @@ class ImportLibrary:
     dlls: tuple[str, ...]
 
 
-def import_libraries(tree: ArtifactTree, members: tuple[str, ...]) -> tuple[ImportLibrary, ...]:
+def import_libraries(tree: Tree, members: tuple[str, ...]) -> tuple[ImportLibrary, ...]:
     """Every `.lib` member that is an import library, with the DLLs it names."""
     out: list[ImportLibrary] = []
     for member in members:

@@ -1,9 +1,10 @@
 """How the loader would resolve a binary's dependencies inside an artifact, each on its own OS.
 
-Pure functions over an `ArtifactModel`: RUNPATH / LC_RPATH entries expanded
-(`$ORIGIN`, `@loader_path`), NEEDED / LC_LOAD_DYLIB / PE imports resolved to a
-member of the artifact or to an allowed external, and the set of the package's
-libraries one binary loads (its NEEDED closure inside the package).
+`link_graph` works it out once per artifact, for the inventory (`Inventory.links`):
+every RUNPATH / RPATH / LC_RPATH entry expanded (`$ORIGIN`, `@loader_path`), every
+NEEDED / LC_LOAD_DYLIB / PE import resolved to a member of the artifact or to an
+allowed external, and the members each binary loads (its NEEDED closure inside the
+package, with the chain to each). Every area reads that graph; none walks it again.
 
 Paths are artifact-relative posix paths. For a wheel the artifact root is
 site-packages, so a directory outside it named after a provider of the
@@ -14,10 +15,12 @@ from __future__ import annotations
 
 import enum
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from shiplint.artifacts.model import ArtifactKind, ArtifactModel
+from shiplint.artifacts.archive import ArtifactKind
+from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.paths import join_within
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.artifacts.system_policy import allowed_by
@@ -102,7 +105,7 @@ class Resolved:
 
 
 def allowed_external(
-    model: ArtifactModel, name: str, externals: Externals, case_insensitive: bool = False
+    model: Listing, name: str, externals: Externals, case_insensitive: bool = False
 ) -> bool:
     """Whether `name` is a system library (listed, or allowed by a named policy) or provided."""
     os_name = model.platform.os if model.platform is not None else None
@@ -120,7 +123,7 @@ def allowed_external(
 
 
 def resolve_needed(
-    model: ArtifactModel, binary: BinaryRecord, needed: str, externals: Externals
+    model: Listing, binary: BinaryRecord, needed: str, externals: Externals
 ) -> Resolved:
     """Where the loader of `binary`'s own OS would find the dependency `needed`."""
     wheel = model.kind is ArtifactKind.WHEEL
@@ -150,7 +153,7 @@ def resolve_needed(
 
 
 def _resolve_macho(
-    model: ArtifactModel,
+    model: Listing,
     binary: BinaryRecord,
     needed: str,
     externals: Externals,
@@ -176,21 +179,76 @@ def _resolve_macho(
     return Resolved(needed, Resolution.UNRESOLVED)
 
 
-def load_closure(
-    model: ArtifactModel, start: BinaryRecord, externals: Externals
+@dataclass(frozen=True)
+class BinaryLinks:
+    """How the loader links one binary of the artifact."""
+
+    member: str
+    # Every RUNPATH and RPATH (LC_RPATH) entry, expanded, RUNPATH's first.
+    entries: tuple[SearchEntry, ...]
+    # Every NEEDED entry, resolved, in NEEDED order.
+    resolved: tuple[Resolved, ...]
+    # Every member of the package loading this binary loads (itself first), breadth
+    # first, with the NEEDED chain from this binary to it.
+    closure: Mapping[str, tuple[str, ...]]
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        """The members its NEEDED entries resolve to, in NEEDED order."""
+        return tuple(r.member for r in self.resolved if r.member is not None)
+
+    @property
+    def loads(self) -> tuple[str, ...]:
+        """The members its closure reaches, breadth first, itself excluded."""
+        return tuple(m for m in self.closure if m != self.member)
+
+
+@dataclass(frozen=True)
+class LinkGraph:
+    """The artifact's binaries as the loader links them: one `BinaryLinks` per binary."""
+
+    binaries: Mapping[str, BinaryLinks]
+
+    def of(self, member: str) -> BinaryLinks:
+        return self.binaries[member]
+
+    def closure(self, member: str) -> Mapping[str, tuple[str, ...]]:
+        return self.binaries[member].closure
+
+
+def link_graph(
+    listing: Listing, binaries: tuple[BinaryRecord, ...], externals: Externals
+) -> LinkGraph:
+    """Resolve every binary's entries and NEEDED once, then walk each closure once."""
+    wheel = listing.kind is ArtifactKind.WHEEL
+    resolved = {
+        b.name: tuple(resolve_needed(listing, b, needed, externals) for needed in b.needed)
+        for b in binaries
+    }
+    links = {
+        b.name: BinaryLinks(
+            member=b.name,
+            entries=tuple(expand_entry(raw, b, externals, wheel) for raw in (*b.runpath, *b.rpath)),
+            resolved=resolved[b.name],
+            closure=_closure(b.name, resolved),
+        )
+        for b in binaries
+    }
+    return LinkGraph(links)
+
+
+def _closure(
+    start: str, resolved: Mapping[str, tuple[Resolved, ...]]
 ) -> dict[str, tuple[str, ...]]:
-    """Every member of the package that loading `start` loads, with the NEEDED chain to it."""
-    chains: dict[str, tuple[str, ...]] = {start.name: (start.name,)}
-    queue: deque[BinaryRecord] = deque([start])
+    chains: dict[str, tuple[str, ...]] = {start: (start,)}
+    queue: deque[str] = deque([start])
     while queue:
         current = queue.popleft()
-        for needed in current.needed:
-            resolved = resolve_needed(model, current, needed, externals)
-            member = resolved.member
+        for entry in resolved.get(current, ()):
+            member = entry.member
             if member is None or member in chains:
                 continue
-            chains[member] = (*chains[current.name], member)
-            record = model.binary(member)
-            if record is not None:
-                queue.append(record)
+            chains[member] = (*chains[current], member)
+            if member in resolved:
+                queue.append(member)
     return chains

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from packaging.metadata import parse_email
 
-from shiplint.artifacts.archive import ArtifactKind, ArtifactTree, MemberError
+from shiplint.artifacts.archive import ArtifactKind, MemberError
+from shiplint.artifacts.tree import Tree
 
 # METADATA is a few kilobytes; anything larger is not a wheel's metadata.
 _LIMIT = 4 * 1024 * 1024
@@ -24,7 +25,7 @@ class WheelMetadata:
     problem: str | None = None
 
 
-def read_metadata(tree: ArtifactTree, members: tuple[str, ...]) -> WheelMetadata | None:
+def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
     """The top-level `*.dist-info/METADATA` of a wheel; None for other artifacts."""
     if tree.kind is not ArtifactKind.WHEEL:
         return None

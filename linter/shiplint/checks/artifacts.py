@@ -1,8 +1,8 @@
 """Rules of the artifacts area (SL3xx): what a built wheel or install tree actually ships.
 
-Every rule reads one `ArtifactModel` (see `shiplint.artifacts.model`); none sees
-lief or archive members. Linkage questions are answered by
-`shiplint.artifacts.linkage` on each binary's own OS's terms.
+Every rule reads one `Inventory` (see `shiplint.artifacts.model`); none sees
+lief or archive members. Linkage questions are answered by the inventory's link
+graph (`Inventory.links`), resolved once on each binary's own OS's terms.
 """
 
 from __future__ import annotations
@@ -10,15 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.artifacts.collect import is_shared_object_name, matches_any_library
-from shiplint.artifacts.linkage import (
-    EntryKind,
-    Resolution,
-    expand_entry,
-    load_closure,
-    resolve_needed,
-)
-from shiplint.artifacts.model import ArtifactKind, ArtifactModel, LibraryFile
+from shiplint.artifacts.linkage import EntryKind, Resolution
+from shiplint.artifacts.model import ArtifactKind, Inventory, LibraryFile
+from shiplint.artifacts.placement import is_shared_object_name, matches_any_library
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
@@ -47,14 +41,14 @@ _LINKABLE = {FileType.SHARED_LIBRARY}
 _LOADABLE = {FileType.SHARED_LIBRARY, FileType.BUNDLE}
 
 
-def _subject(manifest: Manifest, model: ArtifactModel, name: str, **extra: str) -> Subject:
+def _subject(manifest: Manifest, model: Inventory, name: str, **extra: str) -> Subject:
     """A subject naming the library (its manifest name, else its file name) and its component."""
     library = manifest.library(name)
     component = library.owns.components[0] if library and library.owns.components else None
     return Subject(component=component, library=name, artifact=model.label, **extra)
 
 
-def _binary_subject(manifest: Manifest, model: ArtifactModel, member: str) -> Subject:
+def _binary_subject(manifest: Manifest, model: Inventory, member: str) -> Subject:
     return _subject(manifest, model, model.subject_name(member))
 
 
@@ -68,7 +62,7 @@ def _article(noun: str) -> str:
 
 
 def _placed_binaries(
-    manifest: Manifest, model: ArtifactModel
+    manifest: Manifest, model: Inventory
 ) -> Iterator[tuple[Library, LibraryFile, BinaryRecord]]:
     for placed in model.libraries:
         library = manifest.library(placed.library)
@@ -78,7 +72,7 @@ def _placed_binaries(
 
 
 def _loadable_binaries(
-    manifest: Manifest, model: ArtifactModel
+    manifest: Manifest, model: Inventory
 ) -> Iterator[tuple[Library, LibraryFile, BinaryRecord]]:
     """Placed libraries that are shared objects: the only ones with dynamic symbols and
     dependencies (anything else is SL303's finding, and says nothing more)."""
@@ -87,7 +81,7 @@ def _loadable_binaries(
             yield library, placed, binary
 
 
-def _noun(model: ArtifactModel) -> str:
+def _noun(model: Inventory) -> str:
     """The artifact as a message names it: its file name is already in the location."""
     nouns = {ArtifactKind.WHEEL: "the wheel", ArtifactKind.DIRECTORY: "the install tree"}
     return nouns.get(model.kind, "the archive")
@@ -96,7 +90,7 @@ def _noun(model: ArtifactModel) -> str:
 # ------------------------------------------------------------------ SL301
 
 
-def missing_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def missing_library(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL301: a library the manifest requires on this platform is not in the artifact."""
     for placed in model.libraries:
         if placed.member is not None or not placed.required:
@@ -120,7 +114,7 @@ def missing_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Findin
 # ------------------------------------------------------------------ SL302
 
 
-def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def undeclared_shared_object(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL302: a shared object ships that no manifest library on this platform accounts for."""
     if model.platform is None:
         return
@@ -173,7 +167,7 @@ def undeclared_shared_object(manifest: Manifest, model: ArtifactModel) -> Iterat
 # ------------------------------------------------------------------ SL303
 
 
-def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def not_a_shared_library(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL303: a manifest library's file is a static archive, object or executable."""
     for library, _placed, binary in _placed_binaries(manifest, model):
         linkable = library.kind.linkable
@@ -202,7 +196,7 @@ def not_a_shared_library(manifest: Manifest, model: ArtifactModel) -> Iterator[F
 # ------------------------------------------------------------------ SL304
 
 
-def soname_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def soname_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL304: SONAME / install name missing, absolute, or not the file's name."""
     for library, _placed, binary in _placed_binaries(manifest, model):
         if binary.format not in (BinaryFormat.ELF, BinaryFormat.MACHO):
@@ -248,7 +242,7 @@ def _soname_problem(
 # ------------------------------------------------------------------ SL305
 
 
-def missing_runtime_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def missing_runtime_dependency(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL305: a component does not NEED the runtime (or a library it declares it depends on)."""
     runtimes = [lib.name for lib in manifest.libraries if lib.kind is LibraryKind.RUNTIME]
     for library, _placed, binary in _loadable_binaries(manifest, model):
@@ -298,7 +292,7 @@ def _owned_definitions(library: Library, binary: BinaryRecord) -> dict[str, tupl
     return owned
 
 
-def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def owned_symbol_copy(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL306: a library strongly defines a symbol the manifest says another library owns."""
     for owner, owned in _ownership(manifest, model):
         for library, _placed, binary in _loadable_binaries(manifest, model):
@@ -325,14 +319,14 @@ def owned_symbol_copy(manifest: Manifest, model: ArtifactModel) -> Iterator[Find
 
 
 def _ownership(
-    manifest: Manifest, model: ArtifactModel
+    manifest: Manifest, model: Inventory
 ) -> Iterator[tuple[Library, dict[str, tuple[str, ...]]]]:
     for library, _placed, binary in _loadable_binaries(manifest, model):
         if library.owns.symbols:
             yield library, _owned_definitions(library, binary)
 
 
-def owned_symbol_not_defined(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def owned_symbol_not_defined(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL318: the library that owns a sentinel symbol does not strongly define it."""
     for library, owned in _ownership(manifest, model):
         binary = model.library_binary(library.name)
@@ -357,7 +351,7 @@ def owned_symbol_not_defined(manifest: Manifest, model: ArtifactModel) -> Iterat
 # ------------------------------------------------------------------ SL307
 
 
-def duplicate_strong_symbol(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def duplicate_strong_symbol(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL307: two libraries that can be loaded together both strongly define a symbol."""
     placed = list(_loadable_binaries(manifest, model))
     reported_copies = {
@@ -437,7 +431,7 @@ def _toolchain_symbol(name: str, demangled: str | None) -> bool:
     return demangled.startswith(_TOOLCHAIN_PREFIXES)
 
 
-def _loaded_together(manifest: Manifest, model: ArtifactModel) -> set[frozenset[str]]:
+def _loaded_together(manifest: Manifest, model: Inventory) -> set[frozenset[str]]:
     """Pairs of manifest libraries that can share a process (and so a symbol namespace).
 
     Any two linkable libraries (runtime, components): a consumer may link any set.
@@ -455,7 +449,7 @@ def _loaded_together(manifest: Manifest, model: ArtifactModel) -> set[frozenset[
     for binary in model.binaries:
         loaded = [
             name
-            for member in load_closure(model, binary, manifest.externals)
+            for member in model.links.closure(binary.name)
             if (name := model.library_of(member)) is not None
         ]
         pairs |= {frozenset((a, b)) for a in loaded for b in loaded if a != b}
@@ -467,13 +461,13 @@ def _loaded_together(manifest: Manifest, model: ArtifactModel) -> set[frozenset[
 # ------------------------------------------------------------------ SL308
 
 
-def unresolved_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def unresolved_dependency(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL308: a NEEDED entry resolves neither inside the package nor to an allowed external."""
     for binary in model.binaries:
-        for needed in binary.needed:
-            resolved = resolve_needed(model, binary, needed, manifest.externals)
+        for resolved in model.links.of(binary.name).resolved:
             if resolved.how is not Resolution.UNRESOLVED:
                 continue
+            needed = resolved.needed
             search = binary.runpath or binary.rpath
             where = f"its search path [{', '.join(search)}]" if search else "no search path"
             yield Finding(
@@ -493,13 +487,12 @@ def unresolved_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[
 # ------------------------------------------------------------------ SL309 / SL310 / SL311
 
 
-def runpath_outside_package(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def runpath_outside_package(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL309: a RUNPATH entry that is absolute, a build tree, or climbs out of the artifact."""
-    wheel = model.kind is ArtifactKind.WHEEL
     for binary in model.binaries:
         bad: list[str] = []
-        for raw in (*binary.runpath, *binary.rpath):
-            entry = expand_entry(raw, binary, manifest.externals, wheel)
+        for entry in model.links.of(binary.name).entries:
+            raw = entry.raw
             if entry.kind is EntryKind.ABSOLUTE:
                 bad.append(f"{raw} (absolute{', a build tree' if entry.build_tree else ''})")
             elif entry.kind is EntryKind.ESCAPES:
@@ -518,13 +511,12 @@ def runpath_outside_package(manifest: Manifest, model: ArtifactModel) -> Iterato
             )
 
 
-def runpath_missing_directory(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def runpath_missing_directory(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL310: a RUNPATH entry names a directory the artifact does not contain."""
-    wheel = model.kind is ArtifactKind.WHEEL
     for binary in model.binaries:
         missing: list[str] = []
-        for raw in (*binary.runpath, *binary.rpath):
-            entry = expand_entry(raw, binary, manifest.externals, wheel)
+        for entry in model.links.of(binary.name).entries:
+            raw = entry.raw
             if entry.kind is EntryKind.INSIDE and entry.directory not in model.directories:
                 missing.append(f"{raw} (= {entry.directory or '.'}/)")
         if missing:
@@ -543,7 +535,7 @@ def runpath_missing_directory(manifest: Manifest, model: ArtifactModel) -> Itera
             )
 
 
-def rpath_instead_of_runpath(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def rpath_instead_of_runpath(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL311: DT_RPATH where DT_RUNPATH belongs."""
     for binary in model.binaries:
         if binary.format is not BinaryFormat.ELF or not binary.rpath:
@@ -566,7 +558,7 @@ def rpath_instead_of_runpath(manifest: Manifest, model: ArtifactModel) -> Iterat
 # ------------------------------------------------------------------ SL312
 
 
-def architecture_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def architecture_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL312: a binary's format or architecture does not match the artifact's platform."""
     platform = model.platform
     if platform is None:
@@ -596,12 +588,12 @@ def architecture_mismatch(manifest: Manifest, model: ArtifactModel) -> Iterator[
 # ------------------------------------------------------------------ SL313 / SL314
 
 
-def forbidden_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def forbidden_dependency(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL313: a library loads (through NEEDED) a library it must not depend on."""
     for library, _placed, binary in _loadable_binaries(manifest, model):
         if not library.must_not_depend_on:
             continue
-        chains = load_closure(model, binary, manifest.externals)
+        chains = model.links.closure(binary.name)
         for forbidden in library.must_not_depend_on:
             target = model.library_file(forbidden)
             if target is None or target.member is None or target.member not in chains:
@@ -617,11 +609,11 @@ def forbidden_dependency(manifest: Manifest, model: ArtifactModel) -> Iterator[F
             )
 
 
-def conflicting_libraries(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def conflicting_libraries(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL314: two libraries declared in conflict are loaded together through NEEDED."""
     if not manifest.conflicts:
         return
-    chains = {b.name: load_closure(model, b, manifest.externals) for b in model.binaries}
+    chains = {b.name: model.links.closure(b.name) for b in model.binaries}
     for conflict in manifest.conflicts:
         members = {
             placed.member: placed.library
@@ -657,7 +649,7 @@ def conflicting_libraries(manifest: Manifest, model: ArtifactModel) -> Iterator[
 # ------------------------------------------------------------------ SL315 / SL316 / SL317
 
 
-def unreadable_binary(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def unreadable_binary(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL315: a binary the rules need cannot be read or parsed."""
     for unreadable in model.unreadable:
         yield Finding(
@@ -668,7 +660,7 @@ def unreadable_binary(manifest: Manifest, model: ArtifactModel) -> Iterator[Find
         )
 
 
-def unsafe_member(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def unsafe_member(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL316: an archive entry an installer must not extract (path escape, link escape, bomb)."""
     for rejected in model.rejected:
         yield Finding(
@@ -679,7 +671,7 @@ def unsafe_member(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]
         )
 
 
-def unknown_platform(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def unknown_platform(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL317: neither a wheel tag nor any binary says which platform the artifact is for."""
     if model.platform is None:
         yield Finding(
@@ -696,7 +688,7 @@ def unknown_platform(manifest: Manifest, model: ArtifactModel) -> Iterator[Findi
 # ------------------------------------------------------------------ SL319
 
 
-def missing_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def missing_import_library(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL319: a linkable Windows DLL ships without its import library."""
     if model.platform is None or model.platform.os != "windows":
         return
@@ -727,23 +719,23 @@ def missing_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator
 
 
 RULES: tuple[Rule[Any], ...] = (
-    Rule("SL301", ArtifactModel, missing_library),
-    Rule("SL302", ArtifactModel, undeclared_shared_object),
-    Rule("SL303", ArtifactModel, not_a_shared_library),
-    Rule("SL304", ArtifactModel, soname_mismatch),
-    Rule("SL305", ArtifactModel, missing_runtime_dependency),
-    Rule("SL306", ArtifactModel, owned_symbol_copy),
-    Rule("SL307", ArtifactModel, duplicate_strong_symbol),
-    Rule("SL308", ArtifactModel, unresolved_dependency),
-    Rule("SL309", ArtifactModel, runpath_outside_package),
-    Rule("SL310", ArtifactModel, runpath_missing_directory),
-    Rule("SL311", ArtifactModel, rpath_instead_of_runpath),
-    Rule("SL312", ArtifactModel, architecture_mismatch),
-    Rule("SL313", ArtifactModel, forbidden_dependency),
-    Rule("SL314", ArtifactModel, conflicting_libraries),
-    Rule("SL315", ArtifactModel, unreadable_binary),
-    Rule("SL316", ArtifactModel, unsafe_member),
-    Rule("SL317", ArtifactModel, unknown_platform),
-    Rule("SL318", ArtifactModel, owned_symbol_not_defined),
-    Rule("SL319", ArtifactModel, missing_import_library),
+    Rule("SL301", Inventory, missing_library),
+    Rule("SL302", Inventory, undeclared_shared_object),
+    Rule("SL303", Inventory, not_a_shared_library),
+    Rule("SL304", Inventory, soname_mismatch),
+    Rule("SL305", Inventory, missing_runtime_dependency),
+    Rule("SL306", Inventory, owned_symbol_copy),
+    Rule("SL307", Inventory, duplicate_strong_symbol),
+    Rule("SL308", Inventory, unresolved_dependency),
+    Rule("SL309", Inventory, runpath_outside_package),
+    Rule("SL310", Inventory, runpath_missing_directory),
+    Rule("SL311", Inventory, rpath_instead_of_runpath),
+    Rule("SL312", Inventory, architecture_mismatch),
+    Rule("SL313", Inventory, forbidden_dependency),
+    Rule("SL314", Inventory, conflicting_libraries),
+    Rule("SL315", Inventory, unreadable_binary),
+    Rule("SL316", Inventory, unsafe_member),
+    Rule("SL317", Inventory, unknown_platform),
+    Rule("SL318", Inventory, owned_symbol_not_defined),
+    Rule("SL319", Inventory, missing_import_library),
 )

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.model import Inventory
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule
 
 
-def orphan_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def orphan_import_library(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL322: an import library naming DLLs the artifact does not contain."""
     shipped = {m.rsplit("/", 1)[-1].lower() for m in model.members}
     for library in model.import_libraries:
@@ -38,4 +38,4 @@ def orphan_import_library(manifest: Manifest, model: ArtifactModel) -> Iterator[
         )
 
 
-RULES: tuple[Rule[Any], ...] = (Rule("SL322", ArtifactModel, orphan_import_library),)
+RULES: tuple[Rule[Any], ...] = (Rule("SL322", Inventory, orphan_import_library),)

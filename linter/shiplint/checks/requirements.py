@@ -20,8 +20,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from shiplint.artifacts.linkage import Resolution, resolve_needed
-from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.linkage import Resolution
+from shiplint.artifacts.model import Inventory
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule
@@ -37,7 +37,7 @@ _OS = (
 _MACHINES = {"amd64": "AMD64", "win32": "x86", "arm64": "ARM64"}
 
 
-def provider_not_required(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def provider_not_required(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL321: binaries NEED a provided distribution's libraries the METADATA does not require."""
     metadata = model.metadata
     if metadata is None or metadata.problem is not None:
@@ -48,13 +48,12 @@ def provider_not_required(manifest: Manifest, model: ArtifactModel) -> Iterator[
     # distribution -> binary -> the provided libraries it NEEDs
     users: dict[str, dict[str, list[str]]] = {}
     for binary in model.binaries:
-        for needed in binary.needed:
-            base = needed.rsplit("/", 1)[-1]
+        for resolved in model.links.of(binary.name).resolved:
+            base = resolved.needed.rsplit("/", 1)[-1]
             for provided in providers:
                 if not any(fnmatchcase(base.lower(), p.lower()) for p in provided.patterns):
                     continue
-                how = resolve_needed(model, binary, needed, manifest.externals).how
-                if how is Resolution.EXTERNAL and provided.distribution is not None:
+                if resolved.how is Resolution.EXTERNAL and provided.distribution is not None:
                     binaries = users.setdefault(provided.distribution, {})
                     binaries.setdefault(binary.name, []).append(base)
                 break
@@ -137,4 +136,4 @@ def _environment(tag: Tag) -> dict[str, str]:
     return env
 
 
-RULES: tuple[Rule[Any], ...] = (Rule("SL321", ArtifactModel, provider_not_required),)
+RULES: tuple[Rule[Any], ...] = (Rule("SL321", Inventory, provider_not_required),)

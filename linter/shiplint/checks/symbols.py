@@ -26,8 +26,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from shiplint.artifacts.demangle import demangle
-from shiplint.artifacts.linkage import Resolution, load_closure, resolve_needed
-from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.linkage import Resolution
+from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, Import
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
@@ -58,7 +58,7 @@ _VERSIONED_RUNTIME = (
 )
 
 
-def unresolved_symbols(manifest: Manifest, model: ArtifactModel) -> Iterator[Finding]:
+def unresolved_symbols(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL320: undefined dynamic symbols that nothing the binary loads defines."""
     exporters: dict[str, list[str]] | None = None
     versioned = {i.file for b in model.binaries for i in b.imports if i.file}
@@ -100,19 +100,19 @@ def unresolved_symbols(manifest: Manifest, model: ArtifactModel) -> Iterator[Fin
 
 
 def _unresolved(
-    manifest: Manifest, model: ArtifactModel, binary: BinaryRecord, versioned: set[str]
+    manifest: Manifest, model: Inventory, binary: BinaryRecord, versioned: set[str]
 ) -> list[Import]:
     closure = [
         record
-        for member in load_closure(model, binary, manifest.externals)
+        for member in model.links.closure(binary.name)
         if (record := model.binary(member)) is not None
     ]
     opaque = False
     external_files: set[str] = set()
     for record in closure:
-        for needed in record.needed:
-            how = resolve_needed(model, record, needed, manifest.externals).how
-            if how is Resolution.EXTERNAL:
+        for resolved in model.links.of(record.name).resolved:
+            needed = resolved.needed
+            if resolved.how is Resolution.EXTERNAL:
                 if record is binary:
                     external_files.add(needed)
                 opaque = opaque or not _versions_symbols(needed, versioned)
@@ -140,7 +140,7 @@ def _versions_symbols(file_name: str, versioned: set[str]) -> bool:
     return file_name in versioned or any(fnmatchcase(file_name, p) for p in _VERSIONED_RUNTIME)
 
 
-def _exporters(model: ArtifactModel) -> dict[str, list[str]]:
+def _exporters(model: Inventory) -> dict[str, list[str]]:
     """Which members of the artifact export each name: where a missing symbol lives."""
     out: dict[str, list[str]] = {}
     for record in model.binaries:
@@ -154,4 +154,4 @@ def _shown_name(symbol: Import) -> str:
     return f"{name}@{symbol.version}" if symbol.version else name
 
 
-RULES: tuple[Rule[Any], ...] = (Rule("SL320", ArtifactModel, unresolved_symbols),)
+RULES: tuple[Rule[Any], ...] = (Rule("SL320", Inventory, unresolved_symbols),)

@@ -17,15 +17,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.placement import place_libraries
+from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
 from shiplint.cmake_eval.exports import plan_exports, write_exports
 from shiplint.cmake_eval.languages import host_languages
-from shiplint.cmake_eval.layout import Layout, Tree, find_config, layout_artifact, layout_source
+from shiplint.cmake_eval.layout import Layout, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
     AlternateConfig,
     ComponentRequest,
     ConfigEvaluation,
+    ConfigModel,
     Failure,
     FailureKind,
     ImportedTarget,
@@ -105,16 +109,33 @@ def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
     return tuple(sorted(kept, key=str))
 
 
+def evaluation_platform(listing: Listing, manifest: Manifest) -> Platform:
+    """The artifact's platform (its inventory's); for an artifact whose platform is
+    unknown (no wheel tag, no binary header: SL317 says so), the manifest's only
+    platform, else Linux, the platform a config's default branches assume."""
+    if listing.platform is not None:
+        return listing.platform
+    if len(manifest.platforms) == 1:
+        return manifest.platforms[0]
+    return Platform("linux")
+
+
 def evaluate_artifact(
-    tree: Tree, platform: Platform, manifest: Manifest, cmakes: Sequence[str], timeout: float
-) -> list[object]:
-    member = find_config(manifest, tree.names())
+    tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[ConfigModel]:
+    platform = evaluation_platform(listing, manifest)
+    member = listing.config
     if member is None:
         searched = manifest.cmake.installed_config_dirs
-        return [MissingConfig(tree.label, platform, searched, tree.location())]
+        return [MissingConfig(listing.label, platform, searched, tree.location())]
+    libraries = (
+        listing.libraries
+        if listing.platform is not None
+        else place_libraries(manifest, platform, listing.members)
+    )
     with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
         work = Path(tmp)
-        layout = layout_artifact(tree, manifest, platform, member, work / "tree")
+        layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
         evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
     return [
@@ -130,10 +151,10 @@ def evaluate_source(
     cmakes: Sequence[str],
     timeout: float,
     project: CMakeProject | None = None,
-) -> list[object]:
+) -> list[ConfigModel]:
     """The config source, per manifest platform. With the sources walk's `project`, the
     tree also holds the export files its install(EXPORT) declarations would install."""
-    models: list[object] = []
+    models: list[ConfigModel] = []
     config = Location(manifest.cmake.config_source or manifest.path)
     for platform in manifest_platforms(manifest):
         with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:

@@ -16,9 +16,12 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.configs import config_file_names
+from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.placement import LibraryFile, place_libraries
+from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.model import Failure, FailureKind, Mode, ShippedLibrary
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Library, Manifest
@@ -26,18 +29,6 @@ from shiplint.platforms import Platform
 
 # A config and the files beside it are small; anything bigger is not a config.
 CONFIG_READ_LIMIT = 4 * 1024 * 1024
-
-
-class Tree(Protocol):
-    """What the probe needs of `shiplint.artifacts.archive.ArtifactTree`."""
-
-    label: str
-
-    def names(self) -> tuple[str, ...]: ...
-
-    def read(self, name: str, limit: int = ...) -> bytes: ...
-
-    def location(self, name: str | None = None) -> Location: ...
 
 
 @dataclass(frozen=True)
@@ -76,19 +67,15 @@ class Layout:
         return Location(member)
 
 
-def config_file_names(package: str) -> tuple[str, ...]:
-    """The names find_package(CONFIG) looks for, in its order."""
-    return (f"{package}Config.cmake", f"{package.lower()}-config.cmake")
-
-
 def shipped_libraries(
-    manifest: Manifest, platform: Platform, names: tuple[str, ...]
+    manifest: Manifest, libraries: tuple[LibraryFile, ...]
 ) -> tuple[ShippedLibrary, ...]:
-    """The manifest libraries whose placement on `platform` matches a member."""
+    """Every member of every placed library, with the components its library owns."""
+    owned = {lib.name: lib.owns.components for lib in manifest.libraries}
     return tuple(
-        ShippedLibrary(lib.name, member, lib.owns.components)
-        for lib in manifest.libraries
-        for member in lib.members(platform, names)
+        ShippedLibrary(placed.library, member, owned[placed.library])
+        for placed in libraries
+        for member in placed.matches
     )
 
 
@@ -96,31 +83,19 @@ def _under(name: str, directory: str) -> bool:
     return directory in ("", ".") or name.startswith(directory.rstrip("/") + "/")
 
 
-def find_configs(manifest: Manifest, names: tuple[str, ...]) -> tuple[str, ...]:
-    """The config file of each installed config directory that holds one, in manifest order."""
-    present = set(names)
-    found: list[str] = []
-    for directory in manifest.cmake.installed_config_dirs:
-        for file_name in config_file_names(manifest.cmake.package):
-            member = posixpath.join(directory, file_name)
-            if member in present:
-                found.append(member)
-                break
-    return tuple(found)
-
-
-def find_config(manifest: Manifest, names: tuple[str, ...]) -> str | None:
-    """The member of the first installed config directory that holds the config file."""
-    configs = find_configs(manifest, names)
-    return configs[0] if configs else None
-
-
 def layout_artifact(
-    tree: Tree, manifest: Manifest, platform: Platform, config_member: str, dest: Path
+    tree: Tree,
+    listing: Listing,
+    manifest: Manifest,
+    platform: Platform,
+    libraries: tuple[LibraryFile, ...],
+    dest: Path,
 ) -> Layout | Failure:
     """The artifact's package as placeholders; its `.cmake` files (the config, its version
-    file, and any module it includes from elsewhere in the package) are real."""
-    names = tree.names()
+    file, and any module it includes from elsewhere in the package) are real. `libraries`
+    are the manifest's libraries placed on `platform`, the one it is evaluated as."""
+    names = listing.members
+    config_member = listing.configs[0]
     config_dir = posixpath.dirname(config_member)
     root_dir = manifest.cmake.package_root
     inside = [n for n in names if _under(n, root_dir) or n.startswith(config_dir + "/")]
@@ -147,11 +122,9 @@ def layout_artifact(
         root=dest,
         config_dir=dest / config_dir,
         config_location=tree.location(config_member),
-        shipped=shipped_libraries(manifest, platform, names),
+        shipped=shipped_libraries(manifest, libraries),
         alternates=tuple(
-            (member, dest / posixpath.dirname(member))
-            for member in find_configs(manifest, names)
-            if member != config_member
+            (member, dest / posixpath.dirname(member)) for member in listing.configs[1:]
         ),
     )
 
@@ -232,7 +205,7 @@ def layout_source(
         root=dest,
         config_dir=dest / config_dir,
         config_location=Location(cmake.config_source),
-        shipped=shipped_libraries(manifest, platform, tuple(members)),
+        shipped=shipped_libraries(manifest, place_libraries(manifest, platform, tuple(members))),
         configure=tuple(configure),
         sources=tuple(sources),
     )

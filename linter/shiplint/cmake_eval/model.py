@@ -295,3 +295,7 @@ class RouteCoverage:
     @property
     def artifact(self) -> str | None:
         return self.label if self.mode is Mode.ARTIFACT else None
+
+
+# What the CMake evaluation area builds: the models the SL1xx rules read.
+ConfigModel = ConfigEvaluation | AggregateAcrossRoutes | MissingConfig | RouteCoverage

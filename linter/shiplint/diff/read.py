@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from shiplint.artifacts.model import ArtifactModel
+from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.diff.snapshot import Snapshot, snapshot
 from shiplint.manifest.model import CMakePackage, Externals, Manifest, Sources
@@ -46,6 +46,7 @@ def read_side(
     """One snapshot per artifact of one side. Raises ArtifactError (exit 2) when one
     cannot be opened."""
     from shiplint.pipeline import collect_models
+    from shiplint.registry import RULES
 
     request = RunRequest(
         root=Path("."),
@@ -55,9 +56,9 @@ def read_side(
         cmake_timeout=cmake_timeout,
         selection=Selection(select=("SL3", "SL1") if cmakes else ("SL3",)),
     )
-    models = collect_models(request, manifest, progress, reader)
+    models = collect_models(request, manifest, RULES, progress, reader)
     return [
         snapshot(model, [m for m in models if getattr(m, "label", None) == model.label])
         for model in models
-        if isinstance(model, ArtifactModel)
+        if isinstance(model, Inventory)
     ]

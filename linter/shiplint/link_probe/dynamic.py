@@ -1,34 +1,24 @@
-"""What the probe needs of a binary on disk (NEEDED, SONAME, platform), read through
-the one binary reader (`shiplint.artifacts.lief_reader`), never by parsing tool output."""
+"""The NEEDED of a consumer the probe built, read through the one binary reader.
+
+Only for the probe's own freshly built consumers (the artifact's libraries are
+read once, into the inventory): parsed in process, never by parsing tool output.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.platforms import Platform
 
-
-@dataclass(frozen=True)
-class Dynamic:
-    soname: str | None
-    needed: tuple[str, ...]
-    # None when the format names no single OS and architecture (an archive, a universal binary).
-    platform: Platform | None
-
-
-def read_dynamic(path: Path) -> Dynamic | str:
-    """The dynamic facts of the binary at `path`, or why they cannot be read."""
-    from shiplint.artifacts.lief_reader import read_binary
+def read_needed(path: Path) -> tuple[str, ...] | str:
+    """The NEEDED entries of the binary at `path`, or why they cannot be read."""
     from shiplint.artifacts.records import BinaryError
+    from shiplint.artifacts.worker import IN_PROCESS
 
     try:
         data = path.read_bytes()
     except OSError as exc:
         return f"cannot read {path.name}: {exc.strerror or exc}"
-    record = read_binary(data, path.name)
+    record = IN_PROCESS.binary(data, path.name)
     if isinstance(record, BinaryError):
         return f"{record.name}: {record.reason}"
-    os_name = record.format.os
-    platform = Platform(os_name, record.arch) if os_name and record.arch else None
-    return Dynamic(record.soname, record.needed, platform)
+    return record.needed

@@ -8,27 +8,15 @@ config requires (extracted too: a config may test for a file inside them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol
 
 from shiplint.artifacts.archive import ArtifactError
-from shiplint.diagnostics import Location
+from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.placement import LibraryFile
+from shiplint.artifacts.tree import Tree
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
-
-
-class Tree(Protocol):
-    """What the probe reads of an artifact (see artifacts/archive.py)."""
-
-    label: str
-
-    def names(self) -> tuple[str, ...]: ...
-
-    def read(self, name: str, limit: int = ...) -> bytes: ...
-
-    def location(self, name: str | None = None) -> Location: ...
 
 
 class LayoutError(Exception):
@@ -50,31 +38,6 @@ class Layout:
     @property
     def shipped_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.shipped)
-
-
-def config_file_names(package: str) -> tuple[str, ...]:
-    # The two spellings find_package(CONFIG) accepts.
-    return (f"{package}-config.cmake", f"{package.lower()}-config.cmake", f"{package}Config.cmake")
-
-
-def find_config(manifest: Manifest, names: Iterable[str]) -> str | None:
-    """The member path of the first installed config found, in the manifest's order."""
-    present = set(names)
-    for directory in manifest.cmake.installed_config_dirs:
-        for file_name in config_file_names(manifest.cmake.package):
-            member = f"{directory.rstrip('/')}/{file_name}"
-            if member in present:
-                return member
-    return None
-
-
-def shipped_libraries(
-    manifest: Manifest, platform: Platform, names: Iterable[str]
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each manifest library placed on `platform` with the members that match it."""
-    members = tuple(names)
-    found = ((library.name, library.members(platform, members)) for library in manifest.libraries)
-    return tuple((name, hits) for name, hits in found if hits)
 
 
 def _wanted(
@@ -100,10 +63,18 @@ def _wanted(
     return wanted
 
 
-def lay_out(tree: Tree, manifest: Manifest, platform: Platform, dest: Path) -> Layout:
-    """Extract what a consumer links against under `dest`. Raises LayoutError."""
-    names = tree.names()
-    config_member = find_config(manifest, names)
+def lay_out(
+    tree: Tree,
+    listing: Listing,
+    manifest: Manifest,
+    platform: Platform,
+    libraries: tuple[LibraryFile, ...],
+    dest: Path,
+) -> Layout:
+    """Extract what a consumer links against under `dest` (`libraries`: the manifest's
+    libraries placed on `platform`). Raises LayoutError."""
+    names = listing.members
+    config_member = listing.config
     if config_member is None:
         searched = ", ".join(manifest.cmake.installed_config_dirs) or "(none declared)"
         raise LayoutError(f"no {manifest.cmake.package} config in {searched}")
@@ -121,5 +92,5 @@ def lay_out(tree: Tree, manifest: Manifest, platform: Platform, dest: Path) -> L
         root=dest,
         config_dir=dest / PurePosixPath(config_member).parent,
         config_member=config_member,
-        shipped=shipped_libraries(manifest, platform, names),
+        shipped=tuple((f.library, f.matches) for f in libraries if f.matches),
     )

@@ -142,3 +142,7 @@ class ProbeUnavailable:
     reason: str
     location: Location
     cmake_version: str | None = None
+
+
+# What the link probe builds: the models the SL5xx rules read.
+ProbeModel = ConsumerBuild | NotProbed | ProbeUnavailable

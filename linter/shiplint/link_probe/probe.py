@@ -16,12 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.artifacts.model import Inventory
+from shiplint.artifacts.placement import place_libraries
+from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.link_probe import consumers as cons
-from shiplint.link_probe.dynamic import read_dynamic
+from shiplint.link_probe.dynamic import read_needed
 from shiplint.link_probe.host import Toolchain, find_toolchain, host_platform, same_platform
-from shiplint.link_probe.layout import Layout, LayoutError, Tree, lay_out
+from shiplint.link_probe.layout import Layout, LayoutError, lay_out
 from shiplint.link_probe.model import (
     Consumer,
     ConsumerBuild,
@@ -29,6 +32,7 @@ from shiplint.link_probe.model import (
     NotProbed,
     NotProbedReason,
     ProbeContext,
+    ProbeModel,
     ProbeStep,
     ProbeUnavailable,
     ToolFailure,
@@ -56,10 +60,12 @@ class ProbeOptions:
 
 
 def probe_artifact(
-    tree: Tree, platform: Platform | None, manifest: Manifest, options: ProbeOptions
-) -> list[object]:
-    """The probe's models for one artifact (`platform` is the artifact's, when known)."""
+    tree: Tree, inventory: Inventory, manifest: Manifest, options: ProbeOptions
+) -> list[ProbeModel]:
+    """The probe's models for one artifact: its inventory says its platform, where its
+    config and libraries are, and each library's SONAME; `tree` is read to extract them."""
     host = options.host or host_platform()
+    platform = inventory.platform
     if platform is not None and not same_platform(platform, host):
         return [_not_probed_platform(tree, platform, host)]
     toolchain = find_toolchain()
@@ -72,7 +78,7 @@ def probe_artifact(
         reason = "no CMake configured (`cmake` in [tool.shiplint] or --cmake)"
         return [ProbeUnavailable(tree.label, reason, tree.location())]
     with tempfile.TemporaryDirectory(prefix="shiplint-link-probe-") as tmp:
-        return _probe_in(Path(tmp), tree, platform, host, manifest, toolchain, options)
+        return _probe_in(Path(tmp), tree, inventory, host, manifest, toolchain, options)
 
 
 def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotProbed:
@@ -87,14 +93,24 @@ def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotP
 def _probe_in(
     tmp: Path,
     tree: Tree,
-    platform: Platform | None,
+    inventory: Inventory,
     host: Platform,
     manifest: Manifest,
     toolchain: Toolchain,
     options: ProbeOptions,
-) -> list[object]:
+) -> list[ProbeModel]:
+    # An artifact of unknown platform (no wheel tag, no binary header) is linked as
+    # the host would link it: the only platform the probe can link for.
+    platform = inventory.platform
+    libraries = (
+        inventory.libraries
+        if platform is not None
+        else place_libraries(manifest, host, inventory.members)
+    )
     try:
-        layout = lay_out(tree, manifest, platform or host, tmp / "package")
+        layout = lay_out(
+            tree, inventory.listing, manifest, platform or host, libraries, tmp / "package"
+        )
     except LayoutError as exc:
         return [ProbeUnavailable(tree.label, str(exc), tree.location())]
     config = tree.location(layout.config_member)
@@ -104,12 +120,8 @@ def _probe_in(
             f"for {platform or host}: nothing a consumer links"
         )
         return [NotProbed(tree.label, NotProbedReason.NOTHING_TO_LINK, detail, config)]
-    if platform is None:
-        found = _binaries_platform(layout)
-        if found is not None and not same_platform(found, host):
-            return [_not_probed_platform(tree, found, host)]
-    names = _library_names(layout)
-    models: list[object] = []
+    names = _library_names(layout, inventory)
+    models: list[ProbeModel] = []
     for index, cmake in enumerate(options.cmake):
         session = _Session(
             tmp, tmp / f"cmake-{index}", tree, manifest, layout, config, toolchain, names, host
@@ -127,24 +139,16 @@ def _linkable(manifest: Manifest, layout: Layout) -> bool:
     )
 
 
-def _binaries_platform(layout: Layout) -> Platform | None:
-    """For an artifact with no platform of its own (a directory): its first library's."""
-    for _, members in layout.shipped:
-        info = read_dynamic(layout.path_of(members[0]))
-        if not isinstance(info, str):
-            return info.platform
-    return None
-
-
-def _library_names(layout: Layout) -> dict[str, str]:
-    """NEEDED spelling -> manifest library: each shipped file's name and its SONAME."""
+def _library_names(layout: Layout, inventory: Inventory) -> dict[str, str]:
+    """NEEDED spelling -> manifest library: each shipped file's name and its SONAME (from
+    the inventory's record of it)."""
     names: dict[str, str] = {}
     for library, members in layout.shipped:
         for member in members:
             names[Path(member).name] = library
-            info = read_dynamic(layout.path_of(member))
-            if not isinstance(info, str) and info.soname:
-                names[info.soname] = library
+            record = inventory.binary(member)
+            if record is not None and record.soname:
+                names[record.soname] = library
     return names
 
 
@@ -162,7 +166,7 @@ class _Session:
     names: dict[str, str]
     host: Platform
 
-    def run(self, cmake: str, options: ProbeOptions) -> list[object]:
+    def run(self, cmake: str, options: ProbeOptions) -> list[ProbeModel]:
         try:
             binary = identify(cmake).path
         except CMakeUnusable as exc:
@@ -200,7 +204,7 @@ class _Session:
         # Consumers are independent projects; two at a time halve the wall time on a
         # 2-core runner. map() keeps the plan's order, so reports stay stable.
         with ThreadPoolExecutor(max_workers=PARALLEL_BUILDS) as pool:
-            models: list[object] = list(
+            models: list[ProbeModel] = list(
                 pool.map(lambda c: self._build(binary, context, c, env, options), chosen)
             )
         if plan.unnamed:
@@ -255,12 +259,12 @@ class _Session:
         built = run_tool([cmake, "--build", str(build)], self.work, env, options.timeout)
         if not built.ok:
             return ConsumerBuild(context, consumer, self._clean(built.failure(ProbeStep.BUILD)))
-        info = read_dynamic(build / CONSUMER_BINARY)
-        if isinstance(info, str):
-            failure = ToolFailure(ProbeStep.READ, None, info, "")
+        needed = read_needed(build / CONSUMER_BINARY)
+        if isinstance(needed, str):
+            failure = ToolFailure(ProbeStep.READ, None, needed, "")
             return ConsumerBuild(context, consumer, failure)
-        libraries = tuple(dict.fromkeys(self.names[n] for n in info.needed if n in self.names))
-        return ConsumerBuild(context, consumer, None, info.needed, libraries)
+        libraries = tuple(dict.fromkeys(self.names[n] for n in needed if n in self.names))
+        return ConsumerBuild(context, consumer, None, needed, libraries)
 
     def _clean(self, failure: ToolFailure) -> ToolFailure:
         """The failure with the temp dir spelled `<probe>`, so reports compare across runs."""

@@ -1,15 +1,15 @@
 """The operators part of reading one artifact: link facts and kernel tables per binary.
 
-Called from `shiplint.pipeline` with the models the binary area produced: the binaries,
-their placement as manifest libraries and the platform come from its
-`ArtifactModel`, NEEDED resolution from its `linkage`, so both areas see the
-same loader. Reads nothing when the manifest names no registry (without one, no
-library can be said to register anything).
+Called from `shiplint.pipeline` with the artifact's inventory: the binaries, their
+placement as manifest libraries, the platform and the NEEDED closures all come from
+it, so this area and the artifact rules see the same loader. What it reads itself is
+each binary's relocated pointers (kernel tables), through the worker. Reads nothing
+when the manifest names no registry (without one, no library can be said to register
+anything).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shiplint.artifacts.demangle import base_name, demangle
@@ -19,29 +19,24 @@ from shiplint.operators.model import OperatorRegistrations
 from shiplint.operators.registries import LinkFacts
 
 if TYPE_CHECKING:
-    from shiplint.artifacts.archive import ArtifactTree
-    from shiplint.artifacts.model import ArtifactModel
+    from shiplint.artifacts.model import Inventory
     from shiplint.artifacts.records import BinaryRecord
+    from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
 
 
 def operator_models(
-    tree: ArtifactTree,
-    binaries: Sequence[object],
+    tree: Tree,
+    artifact: Inventory,
     manifest: Manifest,
     reader: BinaryReader | None = None,
 ) -> list[OperatorRegistrations]:
     if not manifest.registries:
         return []
     from shiplint.artifacts.archive import MemberError
-    from shiplint.artifacts.collect import collect_artifact
-    from shiplint.artifacts.model import ArtifactModel
     from shiplint.artifacts.records import FileType
     from shiplint.artifacts.worker import IN_PROCESS
 
-    artifact = next((m for m in binaries if isinstance(m, ArtifactModel)), None)
-    if artifact is None:  # called without the binary area's model: read it the same way
-        artifact = collect_artifact(tree, manifest, reader or IN_PROCESS)
     loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
     inputs: list[BinaryInput] = []
     for record in artifact.binaries:
@@ -61,15 +56,7 @@ def operator_models(
     return [collect(artifact.label, artifact.location(), artifact.platform, manifest, inputs)]
 
 
-def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
-    from shiplint.artifacts.linkage import resolve_needed
-
-    dependencies = tuple(
-        member
-        for needed in record.needed
-        if (member := resolve_needed(artifact, record, needed, manifest.externals).member)
-        is not None
-    )
+def link_facts(artifact: Inventory, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
     # Only the registries' symbols are ever looked up in these sets, so only names that
     # can spell one are demangled (demangling every symbol was most of this area's time).
     needles = _needles(manifest)
@@ -87,7 +74,7 @@ def link_facts(artifact: ArtifactModel, record: BinaryRecord, manifest: Manifest
     }
     return LinkFacts(
         member=record.name,
-        dependencies=dependencies,
+        closure=artifact.links.of(record.name).loads,
         strong=frozenset(strong),
         imported=frozenset(imported),
     )

@@ -4,14 +4,13 @@ A registry is named in the manifest by the symbols that define it. A library
 that strongly defines one of them carries (owns) a registry; a library that
 imports one registers into the first strong definition the loader reaches in
 its own NEEDED closure, breadth first, as a library's local lookup scope is
-searched. Which member a NEEDED entry loads is decided once, by the artifacts
-area's loader-faithful resolution (`shiplint.artifacts.linkage`); an owner reached
-only outside the artifact (another wheel, the system) is unresolved, never guessed.
+searched. The closure is the inventory's (`shiplint.artifacts.linkage`, resolved and
+walked once per artifact); an owner reached only outside the artifact (another
+wheel, the system) is unresolved, never guessed.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -24,9 +23,9 @@ class LinkFacts:
     """What registry resolution needs to know of one binary of the artifact."""
 
     member: str
-    # The artifact members its NEEDED entries (load commands, imported DLLs)
-    # resolve to, in NEEDED order; entries resolving outside the artifact are absent.
-    dependencies: tuple[str, ...]
+    # The artifact members loading it loads (its NEEDED closure inside the artifact,
+    # breadth first, itself excluded); what resolves outside the artifact is absent.
+    closure: tuple[str, ...]
     # Strongly defined symbols (GLOBAL/UNIQUE, not weak), each as mangled and as
     # demangled base name (no argument list).
     strong: frozenset[str]
@@ -44,7 +43,7 @@ def owns(facts: LinkFacts, registry: Registry) -> bool:
 
 
 class Resolver:
-    """Walks the artifact's NEEDED graph to find closures and registry owners."""
+    """Finds registry owners along each binary's NEEDED closure."""
 
     def __init__(self, binaries: Iterable[LinkFacts]) -> None:
         self._facts = {f.member: f for f in binaries}
@@ -55,18 +54,8 @@ class Resolver:
 
     def closure(self, member: str) -> tuple[str, ...]:
         """Members reached through NEEDED, breadth first, the member itself excluded."""
-        seen = {member}
-        order: list[str] = []
-        queue = deque([member])
-        while queue:
-            current = queue.popleft()
-            facts = self._facts.get(current)
-            for target in facts.dependencies if facts is not None else ():
-                if target not in seen:
-                    seen.add(target)
-                    order.append(target)
-                    queue.append(target)
-        return tuple(order)
+        facts = self._facts.get(member)
+        return facts.closure if facts is not None else ()
 
     def owner(self, member: str, registry: Registry) -> str | None:
         """The member whose definition of `registry` the loader reaches from `member`."""

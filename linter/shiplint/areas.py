@@ -1,0 +1,102 @@
+"""The one list of areas: the model types each produces and the inputs it needs.
+
+A rule states the model type it reads (`Rule(code, Model, check)`); an area states
+the model types it builds. The pipeline builds an area only when a selected rule
+reads one of its types and the run gives it something to read, and builds an input
+only when a built area needs it: `--select SL1` lists the artifact and reads no
+binary, `--select SL3` runs no CMake. Nothing here imports a builder.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from shiplint.artifacts.model import Inventory
+from shiplint.cmake_eval.model import ConfigModel
+from shiplint.engine_models import RuleCrash, WaiverUsage
+from shiplint.link_probe.model import ProbeModel
+from shiplint.operators.model import OperatorRegistrations
+from shiplint.request import RunRequest
+from shiplint.rule import Rule
+from shiplint.selection import Selection
+from shiplint.sources.model import SourceModel
+
+
+class Input(enum.Enum):
+    # The repository under --root: its CMake sources and build declarations.
+    SOURCES = "sources"
+    # Each artifact's listing: members, platform, library placements, installed configs.
+    LISTING = "listing"
+    # Each artifact's binaries read (in the lief worker) and their link graph resolved.
+    BINARIES = "binaries"
+    # Configure runs of the configured CMake binaries.
+    CMAKE = "cmake"
+    # Consumers compiled and linked with the host toolchain (asked for with --link-probe).
+    CONSUMER_BUILDS = "consumer builds"
+
+    def available(self, request: RunRequest) -> bool:
+        """Whether the run gives this input: a missing CMake is itself a finding, so
+        CMake always is."""
+        if self is Input.SOURCES:
+            return request.check_sources
+        if self is Input.CONSUMER_BUILDS:
+            return request.link_probe and bool(request.artifacts)
+        if self is Input.CMAKE:
+            return True
+        return bool(request.artifacts)
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    produces: tuple[type[Any], ...]
+    needs: frozenset[Input]
+
+    def available(self, request: RunRequest) -> bool:
+        """Whether the run gives this area everything it reads."""
+        return all(needed.available(request) for needed in self.needs)
+
+
+# Every model some area builds: what the pipeline hands the engine.
+Model = SourceModel | ConfigModel | Inventory | OperatorRegistrations | ProbeModel
+_CONFIG_MODELS: tuple[type[Any], ...] = get_args(ConfigModel)
+
+SOURCES = Area("sources", (SourceModel,), frozenset({Input.SOURCES}))
+CONFIG_SOURCE = Area("config source", _CONFIG_MODELS, frozenset({Input.SOURCES, Input.CMAKE}))
+CONFIG_ARTIFACT = Area("installed config", _CONFIG_MODELS, frozenset({Input.LISTING, Input.CMAKE}))
+ARTIFACTS = Area("artifacts", (Inventory,), frozenset({Input.LISTING, Input.BINARIES}))
+OPERATORS = Area("operators", (OperatorRegistrations,), frozenset({Input.LISTING, Input.BINARIES}))
+LINK_PROBE = Area(
+    "link probe",
+    get_args(ProbeModel),
+    frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.CONSUMER_BUILDS}),
+)
+AREAS = (SOURCES, CONFIG_SOURCE, CONFIG_ARTIFACT, ARTIFACTS, OPERATORS, LINK_PROBE)
+# Models the engine makes itself, from the other rules' results.
+ENGINE_MODELS: tuple[type[Any], ...] = (WaiverUsage, RuleCrash)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The areas one run builds, and so the inputs it reads."""
+
+    areas: frozenset[Area]
+
+    def builds(self, area: Area) -> bool:
+        return area in self.areas
+
+    def reads(self, needed: Input) -> bool:
+        return any(needed in area.needs for area in self.areas)
+
+
+def plan(request: RunRequest, rules: Iterable[Rule[Any]], selection: Selection) -> Plan:
+    """Every area some selected rule reads a model of, among those the run can feed."""
+    wanted = {rule.model for rule in rules if selection.enabled(rule.code)}
+    return Plan(
+        frozenset(
+            area for area in AREAS if wanted.intersection(area.produces) and area.available(request)
+        )
+    )

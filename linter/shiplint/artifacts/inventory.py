@@ -1,0 +1,132 @@
+"""Build the inventory of one open artifact: list it, place the manifest's libraries, find
+its installed configs, read the binaries the rules need, resolve their links.
+
+`list_artifact` is the cheap part (names, the wheel tag or a header sniff, no
+binary parsed): enough for the CMake evaluation. `read_inventory` adds the binary
+records and the link graph. Read: every member the manifest names on this
+platform, and every other member named like a shared object (to report undeclared
+ones and check their linkage). Not read: Python files, data, configs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.configs import installed_configs
+from shiplint.artifacts.import_library import import_libraries
+from shiplint.artifacts.linkage import link_graph
+from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.metadata import read_metadata
+from shiplint.artifacts.model import Inventory, Unreadable
+from shiplint.artifacts.placement import is_shared_object_name, place_libraries
+from shiplint.artifacts.platform import artifact_platform
+from shiplint.artifacts.records import BinaryError, BinaryRecord
+from shiplint.artifacts.tree import Tree
+from shiplint.artifacts.worker import IN_PROCESS, BinaryReader
+from shiplint.manifest.model import Manifest
+
+
+def list_artifact(tree: Tree, manifest: Manifest) -> Listing:
+    members = tree.names()
+    platform, source = artifact_platform(tree, members)
+    return Listing(
+        label=tree.label,
+        path=tree.shown,
+        kind=tree.kind,
+        platform=platform,
+        platform_source=source,
+        members=members,
+        libraries=place_libraries(manifest, platform, members) if platform is not None else (),
+        configs=installed_configs(manifest, members),
+        rejected=tree.rejected,
+        platform_tag=tree.platform_tag,
+    )
+
+
+def read_inventory(
+    tree: Tree,
+    manifest: Manifest,
+    reader: BinaryReader = IN_PROCESS,
+    listing: Listing | None = None,
+) -> Inventory:
+    """The whole inventory; `listing` when the caller already listed the tree."""
+    listing = listing or list_artifact(tree, manifest)
+    records: dict[str, BinaryRecord] = {}
+    unreadable: dict[str, Unreadable] = {}
+    digests: dict[str, bytes] = {}
+
+    def read(member: str) -> None:
+        if member in records or member in unreadable:
+            return
+        try:
+            data = tree.read(member)
+        except MemberError as exc:
+            unreadable[member] = Unreadable(member, exc.reason)
+            return
+        digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+        result = reader.binary(data, member)
+        if isinstance(result, BinaryError):
+            unreadable[member] = Unreadable(member, result.reason)
+        else:
+            records[member] = result
+
+    for member in listing.members:
+        if is_shared_object_name(member):
+            read(member)
+    for placed in listing.libraries:
+        if placed.member is not None:
+            read(placed.member)
+    kept = {p.member for p in listing.libraries if p.member is not None}
+    copies = _copies(digests, records, kept)
+    copied = {copy for copy, _ in copies}
+    binaries = tuple(records[m] for m in sorted(records) if m not in copied)
+    return Inventory(
+        listing=listing,
+        binaries=binaries,
+        links=link_graph(listing, binaries, manifest.externals),
+        unreadable=tuple(unreadable[m] for m in sorted(unreadable)),
+        copies=copies,
+        metadata=read_metadata(tree, listing.members),
+        import_libraries=(
+            import_libraries(tree, listing.members)
+            if listing.platform is not None and listing.platform.os == "windows"
+            else ()
+        ),
+    )
+
+
+def _stem(name: str) -> str:
+    """`libx` of `libx.so`, `libx.so.12`, `libx.12.dylib`: the name before its versions."""
+    base = name.split(".so", 1)[0] if ".so" in name else name.rsplit(".", 1)[0]
+    return re.sub(r"(\.\d+)+$", "", base)
+
+
+def _copies(
+    digests: dict[str, bytes], records: dict[str, BinaryRecord], placed: set[str]
+) -> tuple[tuple[str, str], ...]:
+    """Byte-identical shared objects under version-sibling names in one directory.
+
+    The one kept is the manifest's placed file, else the file named as the SONAME,
+    else the shortest name; the others are its copies.
+    """
+    groups: dict[tuple[str, str, bytes], list[str]] = {}
+    for member, digest in digests.items():
+        if member not in records:
+            continue
+        directory, _, name = member.rpartition("/")
+        groups.setdefault((directory, _stem(name), digest), []).append(member)
+    out: list[tuple[str, str]] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+
+        def rank(member: str) -> tuple[int, int, str]:
+            soname = (records[member].soname or "").rsplit("/", 1)[-1]
+            named = member.rsplit("/", 1)[-1] == soname
+            return (member not in placed, not named, member)
+
+        kept, *others = sorted(group, key=rank)
+        out.extend((copy, kept) for copy in others)
+    return tuple(sorted(out))

@@ -1,0 +1,103 @@
+"""Where the manifest's libraries are in an artifact: one placement per library, per platform.
+
+Pure functions over member paths: which file is each manifest library placed on a
+platform, which files look like it in another form, which names are shared objects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from shiplint.manifest.model import Library, Manifest
+from shiplint.platforms import Platform
+
+# Shared objects by name on every platform (a Linux `.so` may carry a version suffix).
+_SHARED_OBJECT = re.compile(r".+\.(so(\.\d+)*|dylib|dll|pyd)$", re.IGNORECASE)
+# What a library's file looks like in another form: static or import library, versioned name.
+_LOOKALIKE_SUFFIXES = (".a", ".lib", ".so.", ".dylib", ".dll", ".so")
+
+
+def is_shared_object_name(member: str) -> bool:
+    return _SHARED_OBJECT.fullmatch(member.rsplit("/", 1)[-1]) is not None
+
+
+@dataclass(frozen=True)
+class LibraryFile:
+    """Where a manifest library placed on this artifact's platform was found (or not)."""
+
+    library: str
+    # The placement directory and file-name glob it is looked for with.
+    directory: str
+    pattern: str
+    required: bool
+    # The member path of the file, None when the artifact does not ship it.
+    member: str | None
+    # Files in that directory that look like the library but do not match the
+    # pattern (a static `.a` or `.lib` shipped in its place, a versioned name).
+    lookalikes: tuple[str, ...] = ()
+    # Every member the pattern matches in the directory (`member` is the preferred one:
+    # the exact default name over a versioned sibling). The CMake layout and the link
+    # probe lay all of them out.
+    matches: tuple[str, ...] = ()
+
+
+def place_libraries(
+    manifest: Manifest, platform: Platform, members: tuple[str, ...]
+) -> tuple[LibraryFile, ...]:
+    """Each manifest library placed on `platform`, matched to its file in its directory."""
+    by_directory: dict[str, list[str]] = {}
+    for member in members:
+        directory, _, name = member.rpartition("/")
+        by_directory.setdefault(directory, []).append(name)
+    placed: list[LibraryFile] = []
+    for library in manifest.libraries:
+        placement = library.placement_for(platform)
+        pattern = library.file_pattern(platform)
+        if placement is None or pattern is None:
+            continue
+        directory = placement.directory.strip("/")
+        names = sorted(by_directory.get(directory, ()))
+        matches = [n for n in names if library.matches_file(platform, n)]
+        # Prefer the exact default name over a versioned sibling the glob also matches.
+        match = min(matches, key=len) if matches else None
+        placed.append(
+            LibraryFile(
+                library=library.name,
+                directory=directory,
+                pattern=pattern,
+                required=placement.required,
+                member=f"{directory}/{match}" if match and directory else match,
+                lookalikes=_lookalikes(library, names, matches),
+                matches=library.members(platform, members),
+            )
+        )
+    return tuple(placed)
+
+
+def _lookalikes(library: Library, names: list[str], matches: list[str]) -> tuple[str, ...]:
+    stems = {f"lib{library.output_name}", library.output_name}
+    found = []
+    for name in names:
+        if name in matches:
+            continue
+        for stem in stems:
+            rest = name[len(stem) :] if name.startswith(stem) else None
+            if rest is not None and rest.lower().startswith(_LOOKALIKE_SUFFIXES):
+                found.append(name)
+                break
+    return tuple(found)
+
+
+def matches_any_library(
+    manifest: Manifest, platform: Platform, member: str
+) -> tuple[Library, str] | None:
+    """A manifest library whose file pattern `member`'s name matches, and its placement dir."""
+    name = member.rsplit("/", 1)[-1]
+    for library in manifest.libraries:
+        placement = library.placement_for(platform)
+        pattern = library.file_pattern(platform)
+        if placement is not None and pattern is not None and fnmatchcase(name, pattern):
+            return library, placement.directory.strip("/")
+    return None
