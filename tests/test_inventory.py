@@ -78,9 +78,7 @@ def test_the_unpacked_wheel_reports_what_the_wheel_reports(
         argv += ["--select", "SL3,SL4", "--format", "json", "--output", str(output)]
         code = main([*argv, str(artifact)])
         report = json.loads(output.read_text(encoding="utf-8"))
-        return code, {
-            (d["code"], d["location"]["path"].split("!/", 1)[-1]) for d in report["diagnostics"]
-        }
+        return code, {(d["code"], d["location"].get("member")) for d in report["diagnostics"]}
 
     code, from_tree = findings(unpacked_macos)
     assert (code, from_tree) == findings(wheel("1.5.1", "macosx_14_0_arm64"))
