@@ -75,7 +75,9 @@ def test_the_unpacked_wheel_reports_what_the_wheel_reports(
     def findings(artifact: Path) -> tuple[int, set[tuple[str, str]]]:
         output = tmp_path / f"{artifact.name}.json"
         argv = ["check", "--no-sources", "--manifest", str(EXAMPLE_MANIFEST), "--root", str(REPO)]
-        argv += ["--select", "SL3,SL4", "--format", "json", "--output", str(output)]
+        # SL321 reads a wheel's METADATA, which an unpacked tree does not keep beside it.
+        argv += ["--select", "SL3,SL4", "--ignore", "SL321", "--format", "json"]
+        argv += ["--output", str(output)]
         code = main([*argv, str(artifact)])
         report = json.loads(output.read_text(encoding="utf-8"))
         return code, {(d["code"], d["location"].get("member")) for d in report["diagnostics"]}
