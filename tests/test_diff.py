@@ -195,15 +195,17 @@ def test_markdown_leads_with_the_breaking_table(
         (["--format", "sarif", "{wheel}", "{wheel}"], "unknown --format 'sarif'"),
         (["--cmake", "cmake", "{wheel}", "{wheel}"], "--cmake needs --manifest"),
         (["--manifest", "nowhere.yaml", "{wheel}", "{wheel}"], "nowhere.yaml"),
+        (["empty", "{wheel}"], "empty: no wheel, archive or shared library to compare"),
     ],
 )
 def test_bad_input_is_exit_2_with_a_located_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
+    (tmp_path / "empty").mkdir()
     given = [a.format(wheel=wheel("1.5.1", X86)) for a in args]
-    code = main(
-        ["diff", *[str(tmp_path / a) if a.endswith(".whl") and "/" not in a else a for a in given]]
-    )
+    # The named inputs live in tmp_path (the missing ones are never created).
+    local = {"missing.whl", "empty", "nowhere.yaml"}
+    code = main(["diff", *[str(tmp_path / a) if a in local else a for a in given]])
     captured = capsys.readouterr()
     assert code == 2
     assert message in captured.err

@@ -375,6 +375,9 @@ def _diff(args: argparse.Namespace) -> int:
             after = read_side(new, manifest, cmakes, reader, progress)
         except ArtifactError as exc:
             return _usage_error(str(exc))
+    for given, side in ((args.old, before), (args.new, after)):
+        if all(s.platform == "unknown" and not s.libraries for s in side):
+            return _usage_error(f"{given}: no wheel, archive or shared library to compare")
     result = compare(before, after, tuple(map(str, old)), tuple(map(str, new)))
     text = render(result, args.format)
     if args.output:
