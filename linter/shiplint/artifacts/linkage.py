@@ -13,14 +13,20 @@ manifest's `externals.provided` (`torch/lib`) is another wheel's, not a hole.
 
 from __future__ import annotations
 
-import enum
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from shiplint.artifacts.archive import ArtifactKind
 from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.model import (
+    BinaryLinks,
+    EntryKind,
+    LinkGraph,
+    Resolution,
+    Resolved,
+    SearchEntry,
+)
 from shiplint.artifacts.paths import join_within
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.artifacts.system_policy import allowed_by
@@ -29,28 +35,6 @@ from shiplint.manifest.model import Externals
 _ORIGIN_TOKENS = ("${ORIGIN}", "$ORIGIN", "@loader_path")
 # macOS install names the OS provides (the dyld shared cache): never shipped, never missing.
 _MACOS_SYSTEM_PREFIXES = ("/usr/lib/", "/System/Library/")
-# Path components that say a directory belongs to a build tree, not an install.
-_BUILD_COMPONENTS = frozenset({"build", "cmake-out", "_skbuild", "CMakeFiles", "cmake-build"})
-
-
-class EntryKind(enum.Enum):
-    INSIDE = "inside"  # a directory of the artifact (it may or may not exist)
-    PROVIDER = "provider"  # another wheel's directory beside this one (torch/lib)
-    ESCAPES = "escapes"  # climbs above the artifact root
-    ABSOLUTE = "absolute"  # a path on the build machine
-    UNEXPANDABLE = "unexpandable"  # @executable_path, $LIB, $PLATFORM: not known statically
-
-
-@dataclass(frozen=True)
-class SearchEntry:
-    raw: str
-    kind: EntryKind
-    # The artifact-relative directory (INSIDE, PROVIDER), else None.
-    directory: str | None
-
-    @property
-    def build_tree(self) -> bool:
-        return any(part in _BUILD_COMPONENTS for part in self.raw.split("/"))
 
 
 def _origin(binary: BinaryRecord) -> str:
@@ -88,20 +72,6 @@ def search_path(binary: BinaryRecord, externals: Externals, wheel: bool) -> tupl
     """
     raw = binary.runpath or binary.rpath
     return tuple(expand_entry(entry, binary, externals, wheel) for entry in raw)
-
-
-class Resolution(enum.Enum):
-    PACKAGE = "package"
-    EXTERNAL = "external"
-    UNRESOLVED = "unresolved"
-
-
-@dataclass(frozen=True)
-class Resolved:
-    needed: str
-    how: Resolution
-    # The member it resolves to inside the package.
-    member: str | None = None
 
 
 def allowed_external(
@@ -177,43 +147,6 @@ def _resolve_macho(
     if not needed.startswith("/") and allowed_external(model, base, externals):
         return Resolved(needed, Resolution.EXTERNAL)
     return Resolved(needed, Resolution.UNRESOLVED)
-
-
-@dataclass(frozen=True)
-class BinaryLinks:
-    """How the loader links one binary of the artifact."""
-
-    member: str
-    # Every RUNPATH and RPATH (LC_RPATH) entry, expanded, RUNPATH's first.
-    entries: tuple[SearchEntry, ...]
-    # Every NEEDED entry, resolved, in NEEDED order.
-    resolved: tuple[Resolved, ...]
-    # Every member of the package loading this binary loads (itself first), breadth
-    # first, with the NEEDED chain from this binary to it.
-    closure: Mapping[str, tuple[str, ...]]
-
-    @property
-    def dependencies(self) -> tuple[str, ...]:
-        """The members its NEEDED entries resolve to, in NEEDED order."""
-        return tuple(r.member for r in self.resolved if r.member is not None)
-
-    @property
-    def loads(self) -> tuple[str, ...]:
-        """The members its closure reaches, breadth first, itself excluded."""
-        return tuple(m for m in self.closure if m != self.member)
-
-
-@dataclass(frozen=True)
-class LinkGraph:
-    """The artifact's binaries as the loader links them: one `BinaryLinks` per binary."""
-
-    binaries: Mapping[str, BinaryLinks]
-
-    def of(self, member: str) -> BinaryLinks:
-        return self.binaries[member]
-
-    def closure(self, member: str) -> Mapping[str, tuple[str, ...]]:
-        return self.binaries[member].closure
 
 
 def link_graph(

@@ -9,22 +9,99 @@ Frozen, no lief, no archive members.
 
 from __future__ import annotations
 
+import enum
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # ArtifactKind is re-exported: the rules read it from the model.
 from shiplint.artifacts.archive import ArtifactKind as ArtifactKind
 from shiplint.artifacts.archive import Rejected
 from shiplint.artifacts.import_library import ImportLibrary
-from shiplint.artifacts.linkage import LinkGraph
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.metadata import WheelMetadata
-from shiplint.artifacts.placement import LibraryFile
+from shiplint.artifacts.placement import LibraryFile, is_shared_object_name, matches_any_library
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
+from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
 
 __all__ = ["ArtifactKind", "Inventory", "LibraryFile", "Listing", "Unreadable"]
+
+
+# Path components that say a directory belongs to a build tree, not an install.
+_BUILD_COMPONENTS = frozenset({"build", "cmake-out", "_skbuild", "CMakeFiles", "cmake-build"})
+
+
+class EntryKind(enum.Enum):
+    INSIDE = "inside"  # a directory of the artifact (it may or may not exist)
+    PROVIDER = "provider"  # another wheel's directory beside this one (torch/lib)
+    ESCAPES = "escapes"  # climbs above the artifact root
+    ABSOLUTE = "absolute"  # a path on the build machine
+    UNEXPANDABLE = "unexpandable"  # @executable_path, $LIB, $PLATFORM: not known statically
+
+
+@dataclass(frozen=True)
+class SearchEntry:
+    raw: str
+    kind: EntryKind
+    # The artifact-relative directory (INSIDE, PROVIDER), else None.
+    directory: str | None
+
+    @property
+    def build_tree(self) -> bool:
+        return any(part in _BUILD_COMPONENTS for part in self.raw.split("/"))
+
+
+class Resolution(enum.Enum):
+    PACKAGE = "package"
+    EXTERNAL = "external"
+    UNRESOLVED = "unresolved"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    needed: str
+    how: Resolution
+    # The member it resolves to inside the package.
+    member: str | None = None
+
+
+@dataclass(frozen=True)
+class BinaryLinks:
+    """How the loader links one binary of the artifact."""
+
+    member: str
+    # Every RUNPATH and RPATH (LC_RPATH) entry, expanded, RUNPATH's first.
+    entries: tuple[SearchEntry, ...]
+    # Every NEEDED entry, resolved, in NEEDED order.
+    resolved: tuple[Resolved, ...]
+    # Every member of the package loading this binary loads (itself first), breadth
+    # first, with the NEEDED chain from this binary to it.
+    closure: Mapping[str, tuple[str, ...]]
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        """The members its NEEDED entries resolve to, in NEEDED order."""
+        return tuple(r.member for r in self.resolved if r.member is not None)
+
+    @property
+    def loads(self) -> tuple[str, ...]:
+        """The members its closure reaches, breadth first, itself excluded."""
+        return tuple(m for m in self.closure if m != self.member)
+
+
+@dataclass(frozen=True)
+class LinkGraph:
+    """The artifact's binaries as the loader links them: one `BinaryLinks` per binary."""
+
+    binaries: Mapping[str, BinaryLinks]
+
+    def of(self, member: str) -> BinaryLinks:
+        return self.binaries[member]
+
+    def closure(self, member: str) -> Mapping[str, tuple[str, ...]]:
+        return self.binaries[member].closure
 
 
 @dataclass(frozen=True)
@@ -52,6 +129,17 @@ class Inventory:
     metadata: WheelMetadata | None = None
     # Windows: every `.lib` that is an import library, with the DLLs it names.
     import_libraries: tuple[ImportLibrary, ...] = ()
+
+    def is_shared_object(self, member: str) -> bool:
+        """Whether `member` is named like a shared object on any platform."""
+        return is_shared_object_name(member)
+
+    def manifest_library_for(self, manifest: Manifest, member: str) -> tuple[Library, str] | None:
+        """The manifest library whose file pattern `member`'s name matches on this
+        artifact's platform, and that library's placement directory."""
+        if self.platform is None:
+            return None
+        return matches_any_library(manifest, self.platform, member)
 
     def copy_of(self, member: str) -> str | None:
         return next((kept for copy, kept in self.copies if copy == member), None)

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.artifacts.linkage import EntryKind, Resolution
-from shiplint.artifacts.model import ArtifactKind, Inventory, LibraryFile
-from shiplint.artifacts.placement import is_shared_object_name, matches_any_library
+from shiplint.artifacts.model import ArtifactKind, EntryKind, Inventory, LibraryFile, Resolution
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
@@ -129,9 +127,9 @@ def undeclared_shared_object(manifest: Manifest, model: Inventory) -> Iterator[F
     }
     # A byte-identical copy of a shipped file is not in `binaries`: it is that file.
     candidates = {b.name for b in model.binaries if b.file_type is not FileType.STATIC_ARCHIVE}
-    candidates |= {u.member for u in model.unreadable if is_shared_object_name(u.member)}
+    candidates |= {u.member for u in model.unreadable if model.is_shared_object(u.member)}
     for member in sorted(candidates - declared):
-        match = matches_any_library(manifest, model.platform, member)
+        match = model.manifest_library_for(manifest, member)
         placed = model.library_file(match[0].name) if match is not None else None
         if match is not None and member.rpartition("/")[0] == match[1] and placed is not None:
             library = match[0]

@@ -20,8 +20,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.tags import Tag
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from shiplint.artifacts.linkage import Resolution
-from shiplint.artifacts.model import Inventory
+from shiplint.artifacts.model import Inventory, Resolution
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule

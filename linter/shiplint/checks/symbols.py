@@ -26,8 +26,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from shiplint.artifacts.demangle import demangle
-from shiplint.artifacts.linkage import Resolution
-from shiplint.artifacts.model import Inventory
+from shiplint.artifacts.model import Inventory, Resolution
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, Import
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
