@@ -20,7 +20,7 @@ from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.lief_reader import read_relocated_pointers
 from shiplint.engine import lint
 from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
-from shiplint.operators.artifact import operator_models
+from shiplint.operators.artifact import read_operators
 from shiplint.operators.model import OperatorRegistrations, RegisteredOperator, Status
 from shiplint.operators.tables import kernel_records
 from shiplint.registry import RULES
@@ -98,7 +98,7 @@ def opreg_manifest() -> Manifest:
 
 def _model(tree: Path) -> OperatorRegistrations:
     with open_artifact(tree) as artifact:
-        [model] = operator_models(
+        [model] = read_operators(
             artifact, read_inventory(artifact, opreg_manifest()), opreg_manifest()
         )
     return model
@@ -218,7 +218,7 @@ def test_no_registries_in_the_manifest_reads_nothing(libs: dict[str, Path], tmp_
     tree = _tree(tmp_path, libs, ("runtime", "alpha"))
     with open_artifact(tree) as artifact:
         without = manifest(opreg_manifest().libraries)
-        assert operator_models(artifact, read_inventory(artifact, without), without) == []
+        assert read_operators(artifact, read_inventory(artifact, without), without) == []
 
 
 @pytest.mark.parametrize(
@@ -248,7 +248,7 @@ def test_the_artifact_model_the_binary_area_built_is_used_as_given(
         kept = tuple(b for b in full.binaries if "beta" not in b.name)
         links = link_graph(full.listing, kept, opreg_manifest().externals)
         partial = replace(full, binaries=kept, links=links)
-        [model] = operator_models(artifact, partial, opreg_manifest())
+        [model] = read_operators(artifact, partial, opreg_manifest())
     # beta is in the tree but not among the binaries handed over: not read again.
     assert [lib.member for lib in model.libraries] == [
         "pkg/lib/libopreg_alpha.so",

@@ -17,7 +17,7 @@ from shiplint.artifacts.inventory import read_inventory
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
-from shiplint.operators.artifact import operator_models
+from shiplint.operators.artifact import read_operators
 from shiplint.operators.model import LibraryRegistrations, OperatorRegistrations, Status
 from shiplint.registry import RULES
 
@@ -63,7 +63,7 @@ def example() -> Manifest:
 @functools.cache
 def registrations(version: str, platform: str) -> OperatorRegistrations:
     with open_artifact(wheel(version, platform)) as tree:
-        [model] = operator_models(tree, read_inventory(tree, example()), example())
+        [model] = read_operators(tree, read_inventory(tree, example()), example())
     return model
 
 

@@ -204,10 +204,10 @@ def _operator_models(
     tree: Tree, inventory: Inventory, reader: BinaryReader, manifest: Manifest, progress: Progress
 ) -> list[OperatorRegistrations]:
     """Registries and registered operators, from the inventory's binaries."""
-    from shiplint.operators.artifact import operator_models
+    from shiplint.operators.artifact import read_operators
 
     progress.step(f"reading operator registrations in {tree.label}")
-    return list(operator_models(tree, inventory, manifest, reader))
+    return list(read_operators(tree, inventory, manifest, reader))
 
 
 def _link_probe_models(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
 
 
-def operator_models(
+def read_operators(
     tree: Tree,
     artifact: Inventory,
     manifest: Manifest,
