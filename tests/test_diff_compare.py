@@ -14,12 +14,13 @@ def _lib(
     symbols: tuple[str, ...] = ("f",),
     needed: tuple[str, ...] = (),
     file_type: str = "shared library",
+    loads: tuple[str, ...] = (),
 ) -> LibrarySnapshot:
     exported: dict[tuple[str, str | None], SymbolRecord] = {
         (name, None): SymbolRecord(name, Binding.GLOBAL, "default", SymbolKind.FUNCTION)
         for name in symbols
     }
-    return LibrarySnapshot(member, member, soname, file_type, needed, exported)
+    return LibrarySnapshot(member, member, soname, file_type, needed, exported, loads)
 
 
 def _side(*libraries: LibrarySnapshot, routes: tuple[RouteSnapshot, ...] = ()) -> Snapshot:
@@ -84,7 +85,13 @@ def test_a_type_change_breaks() -> None:
 def test_a_symbol_exported_by_a_library_it_now_loads_has_moved() -> None:
     old = _side(_lib("lib/liba.so", "liba.so", ("f", "g", "h")))
     new = _side(
-        _lib("lib/liba.so", "liba.so", ("f",), needed=("libb.so",)),
+        _lib(
+            "lib/liba.so",
+            "liba.so",
+            ("f",),
+            needed=("libb.so",),
+            loads=("lib/libb.so", "lib/libc.so"),
+        ),
         _lib("lib/libb.so", "libb.so", ("x",), needed=("libc.so",)),
         _lib("lib/libc.so", "libc.so", ("g",)),
     )

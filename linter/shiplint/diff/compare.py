@@ -175,7 +175,7 @@ def _library(
         )
     gone = sorted(old.exported.keys() - new.exported.keys())
     added = sorted(new.exported.keys() - old.exported.keys())
-    providers = _needed_libraries(new, after)
+    providers = _loaded_libraries(new, after)
     moved = [k for k in gone if any(k in p.exported for p in providers)]
     removed = [k for k in gone if k not in set(moved)]
     if removed:
@@ -229,22 +229,12 @@ def _first_names(library: LibrarySnapshot, keys: list[tuple[str, str | None]]) -
     return tuple(shown)
 
 
-def _needed_libraries(library: LibrarySnapshot, side: Snapshot) -> list[LibrarySnapshot]:
-    """The libraries of the same build that `library` loads: its NEEDED entries matched
-    by SONAME or file name, and theirs in turn (the loader's global scope)."""
-    by_name: dict[str, LibrarySnapshot] = {}
-    for other in side.libraries.values():
-        by_name.setdefault(other.file_name, other)
-        if other.soname:
-            by_name.setdefault(other.soname, other)
-    found: dict[str, LibrarySnapshot] = {}
-    waiting = list(library.needed)
-    while waiting:
-        loaded = by_name.get(waiting.pop())
-        if loaded is not None and loaded.member not in found and loaded.member != library.member:
-            found[loaded.member] = loaded
-            waiting.extend(loaded.needed)
-    return [found[m] for m in sorted(found)]
+def _loaded_libraries(library: LibrarySnapshot, side: Snapshot) -> list[LibrarySnapshot]:
+    """The libraries of the same build that `library` loads (the inventory's closure)."""
+    loads = set(library.loads)
+    return sorted(
+        (lib for lib in side.libraries.values() if lib.member in loads), key=lambda lib: lib.member
+    )
 
 
 def _listed(shown: tuple[str, ...], total: int) -> str:

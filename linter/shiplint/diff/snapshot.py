@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from shiplint.artifacts.model import LinkGraph
 from shiplint.artifacts.records import BinaryRecord, SymbolRecord
 from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
 from shiplint.cmake_eval.model import ConfigEvaluation
@@ -29,6 +30,9 @@ class ArtifactBinaries(Protocol):
     @property
     def binaries(self) -> tuple[BinaryRecord, ...]: ...
 
+    @property
+    def links(self) -> LinkGraph: ...
+
     def library_of(self, member: str) -> str | None: ...
 
 
@@ -43,6 +47,9 @@ class LibrarySnapshot:
     # Exported dynamic symbols by mangled name and version (None where unversioned);
     # demangled only when shown.
     exported: dict[tuple[str, str | None], SymbolRecord]
+    # The members of the same build the loader loads with it (its NEEDED closure inside
+    # the artifact, from the inventory's link graph), itself excluded.
+    loads: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:
@@ -71,6 +78,7 @@ class Snapshot:
 
 def snapshot(artifact: ArtifactBinaries, configs: Iterable[object]) -> Snapshot:
     libraries: dict[str, LibrarySnapshot] = {}
+    links = artifact.links.binaries
     for record in artifact.binaries:
         key = artifact.library_of(record.name) or record.name
         libraries[key] = LibrarySnapshot(
@@ -80,6 +88,7 @@ def snapshot(artifact: ArtifactBinaries, configs: Iterable[object]) -> Snapshot:
             file_type=record.file_type.value,
             needed=record.needed,
             exported={(s.name, s.version): s for s in record.defined},
+            loads=artifact.links.of(record.name).loads if record.name in links else (),
         )
     routes = {
         route.route: route
