@@ -334,13 +334,9 @@ def _check_with(
     fail_on = parse_fail_on(args.fail_on) if args.fail_on else config_fail_on
     report = Report(tuple(diagnostics), fail_on, root.resolve())
     text = _rendered(args, report)
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8", errors="backslashreplace")
-        except OSError as exc:
-            return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
-    elif not _write_stdout(text):
-        return EXIT_ERROR
+    failed = _emit(text, args.output)
+    if failed is not None:
+        return failed
     return EXIT_CLEAN if report.passed else EXIT_FINDINGS
 
 
@@ -380,14 +376,22 @@ def _diff(args: argparse.Namespace) -> int:
             return _usage_error(f"{given}: no wheel, archive or shared library to compare")
     result = compare(before, after, tuple(map(str, old)), tuple(map(str, new)))
     text = render(result, args.format)
-    if args.output:
+    failed = _emit(text, args.output)
+    if failed is not None:
+        return failed
+    return EXIT_FINDINGS if result.breaking else EXIT_CLEAN
+
+
+def _emit(text: str, output: Path | None) -> int | None:
+    """Write a report to --output or stdout; the exit code when that fails, else None."""
+    if output:
         try:
-            args.output.write_text(text, encoding="utf-8", errors="backslashreplace")
+            output.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
-            return _usage_error(f"--output {args.output}: cannot write: {exc.strerror or exc}")
+            return _usage_error(f"--output {output}: cannot write: {exc.strerror or exc}")
     elif not _write_stdout(text):
         return EXIT_ERROR
-    return EXIT_FINDINGS if result.breaking else EXIT_CLEAN
+    return None
 
 
 def _write_stdout(text: str) -> bool:
