@@ -408,6 +408,38 @@ def present_component_request_refused(
         )
 
 
+# --- SL119 ----------------------------------------------------------------------
+
+
+def required_request_answered_differently(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    package = manifest.cmake.package
+    for request in ev.requests:
+        if not request.shipped or request.required_found is None:
+            continue
+        plain = not request.refused
+        if request.required_found == plain:
+            continue
+        spelling = request.spelling or request.component
+        call = f"find_package({package} COMPONENTS {spelling}"
+        if plain:
+            said = request.required_message or "no message"
+            what = f"{call} REQUIRED) refuses {request.component} ({said}) while {call}) finds it"
+        else:
+            said = " ".join(t for t in (request.message, request.fatal) if t) or "no message"
+            what = f"{call}) refuses {request.component} ({said}) while {call} REQUIRED) finds it"
+        yield Finding(
+            message=f"{what} on {_on(ev)}; {request.component} ships",
+            location=ev.config,
+            subject=_subject(ev, component=request.component),
+            hint=f"Answer a request for a shipped component the same whether or not "
+            f"{package}_FIND_REQUIRED is set: REQUIRED may only turn a refusal into an error.",
+        )
+
+
 # --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
 
 
@@ -673,4 +705,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL116", RouteCoverage, route_not_evaluated),
     Rule("SL117", ConfigEvaluation, build_machine_path_in_link_interface),
     Rule("SL118", ConfigEvaluation, aggregate_entry_names_no_component),
+    Rule("SL119", ConfigEvaluation, required_request_answered_differently),
 )

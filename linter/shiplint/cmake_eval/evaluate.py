@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shiplint.artifacts.listing import Listing
@@ -269,7 +269,10 @@ def evaluate_once(
         )
         if spelling not in together
     ]
-    requests = [*([together] if together else []), *alone, (ABSENT_COMPONENT,)]
+    # The shipped ones twice: plainly, then as REQUIRED (the twin), since a config that
+    # reads <pkg>_FIND_REQUIRED can answer the two differently.
+    batched = [together, together] if together else []
+    requests = [*batched, *alone, (ABSENT_COMPONENT,)]
     languages = host_languages()
     probe = write_probe(
         work / "probe",
@@ -280,7 +283,8 @@ def evaluate_once(
         layout.configure,
         tuple(directory for _, directory in layout.alternates),
         languages,
-        # The requests for what the artifact lacks are asked as REQUIRED, as SL109 says.
+        # The twin and the requests for what the artifact lacks are asked as REQUIRED
+        # (SL109 is about a REQUIRED request).
         frozenset(range(1 if together else 0, len(requests))),
     )
     outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout, languages)
@@ -320,7 +324,9 @@ def evaluate_once(
         aggregates=aggregates,
         component_variables=component_variables,
         targets=targets,
-        requests=_requests(probe, mapper, layout, manifest, present, written),
+        requests=_requests(
+            probe, mapper, layout, manifest, present, written, 1 if together else None
+        ),
         seconds=round(outcome.seconds, 3),
         alternates=tuple(alternates),
         languages=languages,
@@ -406,7 +412,11 @@ def _requests(
     manifest: Manifest,
     present: frozenset[str],
     written: str,
+    required_twin: int | None,
 ) -> tuple[ComponentRequest, ...]:
+    """Each component request's answer; `required_twin` is the index of the request that
+    repeats the shipped components' request as REQUIRED, whose answers are attached to
+    the plain ones."""
     package = manifest.cmake.package
     shipped = {c for lib in layout.shipped for c in lib.components}
     by_spelling: dict[str, list[str]] = {}
@@ -439,14 +449,13 @@ def _requests(
         fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
         return found[0] and truthy(found[1]), message, fatal
 
-    for index, (spellings, path) in enumerate(probe.request_results):
-        raw = read_results(path, mapper)
-        if not raw.present:
-            continue  # the run stopped before this request; the failure says why
+    def answers(
+        index: int, spellings: tuple[str, ...], raw: Raw
+    ) -> Iterator[tuple[Raw, str, bool, str, str, bool]]:
         request_found, message, fatal = overall(raw)
         if len(spellings) == 1:
-            out.extend(answer(raw, spellings[0], request_found, message, fatal, False))
-            continue
+            yield raw, spellings[0], request_found, message, fatal, False
+            return
         # Asked together: each component answers for itself through <pkg>_<c>_FOUND, and
         # the request's message and any abort belong to the ones that were refused. One
         # the config left unanswered was asked for again alone.
@@ -454,21 +463,34 @@ def _requests(
             retry = probe.retry_results.get((index, spelling))
             single = read_results(retry, mapper) if retry is not None else Raw()
             if single.present:
-                out.extend(answer(single, spelling, *overall(single), True))
+                yield single, spelling, *overall(single), True
                 continue
             own = raw.variables.get(f"{package}_{spelling}_FOUND", (False, ""))
             component_found = truthy(own[1]) if own[0] else request_found
-            out.extend(
-                answer(
-                    raw,
-                    spelling,
-                    component_found,
-                    "" if component_found else message,
-                    "" if component_found else fatal,
-                    False,
-                )
-            )
-    return tuple(out)
+            refused = "" if component_found else message
+            yield raw, spelling, component_found, refused, "" if component_found else fatal, False
+
+    as_required: dict[str, tuple[bool, str | None]] = {}
+    for index, (spellings, path) in enumerate(probe.request_results):
+        raw = read_results(path, mapper)
+        if not raw.present:
+            continue  # the run stopped before this request; the failure says why
+        for single, spelling, found, message, fatal, retried in answers(index, spellings, raw):
+            if index == required_twin:
+                said = " ".join(t for t in (message, fatal) if t)
+                as_required[spelling] = (found and not fatal, said or None)
+            else:
+                out.extend(answer(single, spelling, found, message, fatal, retried))
+    return tuple(
+        replace(
+            request,
+            required_found=as_required[request.spelling][0],
+            required_message=as_required[request.spelling][1],
+        )
+        if request.spelling in as_required
+        else request
+        for request in out
+    )
 
 
 def _failure(

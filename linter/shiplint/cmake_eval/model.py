@@ -138,6 +138,10 @@ class ComponentRequest:
     component_variables: tuple[ResolvedVariable, ...] = ()
     # Asked for again alone: the batched request left <pkg>_<c>_FOUND unset.
     retried: bool = False
+    # The same request made as REQUIRED (shipped components only; None: not asked so):
+    # whether it was answered found, and what the config said when it was not.
+    required_found: bool | None = None
+    required_message: str | None = None
 
     @property
     def refused(self) -> bool:

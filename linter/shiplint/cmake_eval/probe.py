@@ -16,14 +16,16 @@ When the artifact installs the config in more than one place (ExecuTorch:
 `share/cmake` and `lib/cmake/executorch`), each other copy is evaluated the same
 way in an `alternate_<i>` subdirectory of the same run.
 
-Requests are not REQUIRED on purpose. Listing a component under COMPONENTS
+Requests are not REQUIRED on purpose (but see below for how REQUIRED is asked). Listing a component under COMPONENTS
 already sets `<pkg>_FIND_REQUIRED_<c>`, so the config takes its required-component
 path and sets `<pkg>_FOUND`/`<pkg>_NOT_FOUND_MESSAGE`; REQUIRED would only make
 find_package turn that answer into a fatal error, which ends the configure run
 and loses every later answer. A request for a component the artifact lacks is
 still made as REQUIRED would make it: `<pkg>_FIND_REQUIRED` is set in its scope,
 which find_package leaves alone without REQUIRED, so a config that refuses only
-a required component (TBB's) is seen refusing. When a batched request leaves
+a required component (TBB's) is seen refusing. The shipped components are asked
+for twice, as a plain request and as REQUIRED would ask, because a config that
+reads `<pkg>_FIND_REQUIRED` can answer the two differently. When a batched request leaves
 `<pkg>_<c>_FOUND` unset (OpenVINO unsets them before returning), that component
 is asked again alone, in its own scope. A config that raises FATAL_ERROR/SEND_ERROR itself
 while answering a request is recorded through a `message()` override that is
@@ -248,7 +250,14 @@ def write_probe(
                 (directory / single).mkdir(exist_ok=True)
                 (directory / single / "CMakeLists.txt").write_text(
                     f"set(_SHIPLINT_REQUEST {index}_{position})\n"
-                    + _request(package, config_dir, (component,), single_result, variables),
+                    + _request(
+                        package,
+                        config_dir,
+                        (component,),
+                        single_result,
+                        variables,
+                        index in required,
+                    ),
                     encoding="utf-8",
                 )
                 flag = bracket(f"_shiplint_retry_{index}_{component}")
