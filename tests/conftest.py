@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,3 +15,15 @@ def _plain_text_reports(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
     yield
+
+
+@pytest.fixture(scope="session")
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("user-cache")
+
+
+@pytest.fixture(autouse=True)
+def _private_user_cache(monkeypatch: pytest.MonkeyPatch, _user_cache: Path) -> None:
+    """Runs remember validated manifests and parsed CMake files in the user cache: tests
+    (and the processes they start) use one of their own, never the caller's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache))

@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from shiplint.diagnostics import Severity
 from shiplint.resources import data_dir, schema_path
+from shiplint.validity import known_valid, remember_valid
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,15 @@ class RuleDoc:
     see_also: tuple[str, ...] = ()
 
 
-def _load_yaml(path: Path) -> Any:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with path.open(encoding="utf-8") as stream:
-        return yaml.load(stream, Loader=loader)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCHEMA = "rule.schema.json"
 
 
 @functools.cache
 def _validator() -> Any:
     import jsonschema
 
-    schema = json.loads(schema_path("rule.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(schema_path(_SCHEMA).read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)
 
 
@@ -48,10 +46,15 @@ def rule_doc(code: str) -> RuleDoc:
     path = data_dir("rules") / f"{code}.yaml"
     if not path.is_file():
         raise KeyError(code)
-    raw = _load_yaml(path)
-    errors = sorted(_validator().iter_errors(raw), key=lambda e: list(e.path))
-    if errors:
-        raise ValueError(f"{path}: {errors[0].message}")
+    content = path.read_bytes()
+    raw = yaml.load(content, Loader=_LOADER)
+    # Every finding's rule document is read; one the schema accepted before is not
+    # validated again (a run that finds something then never imports jsonschema).
+    if not known_valid(content, _SCHEMA):
+        errors = sorted(_validator().iter_errors(raw), key=lambda e: list(e.path))
+        if errors:
+            raise ValueError(f"{path}: {errors[0].message}")
+        remember_valid(content, _SCHEMA)
     if raw["code"] != path.stem:
         raise ValueError(f"{path}: code {raw['code']} does not match the file name")
     return RuleDoc(

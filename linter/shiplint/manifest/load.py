@@ -33,6 +33,7 @@ from shiplint.manifest.model import (
 from shiplint.manifest.validate import schema_problems
 from shiplint.manifest.yamldoc import Document, PathKey, parse_yaml, read_text
 from shiplint.platforms import PlatformSelector
+from shiplint.validity import known_valid, remember_valid
 
 SCHEMA = "manifest.schema.json"
 
@@ -41,7 +42,8 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
     """The manifest at `path`; raises ManifestError listing every problem with its position."""
     label = label or str(path)
     try:
-        doc = parse_yaml(read_text(path, label), label)
+        text = read_text(path, label)
+        doc = parse_yaml(text, label)
     except InputError as exc:  # unreadable or not YAML: reported the same way as schema errors
         raise ManifestError(exc.problems) from None
     if not isinstance(doc.data, dict):
@@ -57,9 +59,14 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
                 )
             ]
         )
-    problems = schema_problems(doc, SCHEMA)
-    if problems:
-        raise ManifestError(problems)
+    # A hook loads the same manifest on every commit: what the schema accepted once is
+    # not validated again (nor is jsonschema imported).
+    content = text.encode("utf-8")
+    if not known_valid(content, SCHEMA):
+        problems = schema_problems(doc, SCHEMA)
+        if problems:
+            raise ManifestError(problems)
+        remember_valid(content, SCHEMA)
     problems = cross_field_problems(doc, rule_codes())
     if problems:
         raise ManifestError(problems)

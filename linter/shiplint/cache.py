@@ -1,0 +1,71 @@
+"""The user's cache of results a later run can reuse: small files keyed by what decided them.
+
+An entry is found by a key the caller derives from everything that decides its
+content (the input's bytes, the code or schema that judged it, shiplint's
+version), so an entry never goes stale: a changed input is a new key. Entries
+live under `$XDG_CACHE_HOME/shiplint` (else `~/.cache/shiplint`). Concurrent runs
+are safe: an entry is written to a file of its own and renamed into place, so a
+reader sees the whole old file or the whole new one. Each entry carries a digest
+of its payload; one that does not match (truncated, edited, from another
+format) is ignored, never trusted. A cache that cannot be read or written (a
+read-only home) only costs the time it would have saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+
+from shiplint import __version__
+
+_MAGIC = b"shiplint-cache 1\n"
+_DIGEST = 32  # bytes of sha256
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/shiplint`; the XDG spec says a relative value is to be ignored."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return root / "shiplint"
+
+
+def key(*parts: bytes) -> str:
+    """A key for an entry decided by `parts` (and this shiplint version)."""
+    digest = hashlib.sha256(__version__.encode())
+    for part in parts:
+        # Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
+        digest.update(len(part).to_bytes(8, "little"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def read(kind: str, name: str) -> bytes | None:
+    """The payload stored under `kind`/`name`, or None when absent, unreadable or corrupt."""
+    try:
+        data = (cache_dir() / kind / name).read_bytes()
+    except OSError:
+        return None
+    head = len(_MAGIC) + _DIGEST
+    if len(data) < head or not data.startswith(_MAGIC):
+        return None
+    payload = data[head:]
+    if hashlib.sha256(payload).digest() != data[len(_MAGIC) : head]:
+        return None
+    return payload
+
+
+def write(kind: str, name: str, payload: bytes) -> None:
+    """Store `payload` under `kind`/`name`; silently nothing when the cache is not writable."""
+    directory = cache_dir() / kind
+    # Unique per writer: two runs storing the same entry never share a temporary file.
+    temporary = directory / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with open(temporary, "xb") as stream:
+            stream.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(temporary, directory / name)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
