@@ -440,6 +440,49 @@ def required_request_answered_differently(
         )
 
 
+# --- SL120 ----------------------------------------------------------------------
+
+
+def request_set_incomplete(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev) or not _defines_targets(manifest, ev):
+        return
+    package = manifest.cmake.package
+    shipped = set(ev.shipped_components())
+    header_only = {c.name for c in manifest.components if c.header_only}
+    answers = {answer.request: answer for answer in ev.request_sets}
+    for request_set in manifest.cmake.request_sets:
+        answer = answers.get(request_set.request)
+        if answer is None:
+            continue  # the run stopped before it; SL111 says why
+        call = f"find_package({package} COMPONENTS {request_set.request})"
+        if answer.refused:
+            said = " ".join(t for t in (answer.message, answer.fatal) if t) or "no message"
+            yield Finding(
+                message=f"{call} fails on {_on(ev)}: {said}",
+                location=ev.config,
+                subject=_subject(ev),
+                hint=f"Answer {request_set.request} with the components that ship.",
+            )
+            continue
+        published = {t.component for t in answer.targets} | {t.name for t in answer.targets}
+        for component in request_set.brings.expected(manifest.components):
+            if component not in shipped and component not in header_only:
+                continue
+            target = manifest.target_name(component)
+            if component in published or target in published:
+                continue
+            yield Finding(
+                message=f"{call} publishes no target for {component} ({target}) on {_on(ev)}, "
+                f"though {component} ships and the manifest says {request_set.request} "
+                "brings it",
+                location=ev.config,
+                subject=_subject(ev, component=component, target=target),
+                hint=f"Define {target} when {request_set.request} is requested (expand "
+                f"{request_set.request} to every shipped component), or leave {component} "
+                "out of the request set's `brings` in the manifest.",
+            )
+
+
 # --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
 
 
@@ -706,4 +749,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL117", ConfigEvaluation, build_machine_path_in_link_interface),
     Rule("SL118", ConfigEvaluation, aggregate_entry_names_no_component),
     Rule("SL119", ConfigEvaluation, required_request_answered_differently),
+    Rule("SL120", ConfigEvaluation, request_set_incomplete),
 )

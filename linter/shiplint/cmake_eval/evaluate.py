@@ -35,6 +35,7 @@ from shiplint.cmake_eval.model import (
     ImportedTarget,
     MissingConfig,
     Mode,
+    RequestSetAnswer,
     ResolvedVariable,
     ShippedLibrary,
 )
@@ -272,7 +273,9 @@ def evaluate_once(
     # The shipped ones twice: plainly, then as REQUIRED (the twin), since a config that
     # reads <pkg>_FIND_REQUIRED can answer the two differently.
     batched = [together, together] if together else []
-    requests = [*batched, *alone, (ABSENT_COMPONENT,)]
+    sets = [(request_set.request,) for request_set in manifest.cmake.request_sets]
+    requests = [*batched, *alone, (ABSENT_COMPONENT,), *sets]
+    first_set = len(requests) - len(sets)
     languages = host_languages()
     probe = write_probe(
         work / "probe",
@@ -285,7 +288,7 @@ def evaluate_once(
         languages,
         # The twin and the requests for what the artifact lacks are asked as REQUIRED
         # (SL109 is about a REQUIRED request).
-        frozenset(range(1 if together else 0, len(requests))),
+        frozenset(range(1 if together else 0, first_set)),
     )
     outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout, languages)
     mapper = PathMapper(layout.root, work)
@@ -326,6 +329,9 @@ def evaluate_once(
         targets=targets,
         requests=_requests(
             probe, mapper, layout, manifest, present, written, 1 if together else None
+        ),
+        request_sets=_request_sets(
+            probe.request_results[first_set:], mapper, manifest, layout.platform, present, written
         ),
         seconds=round(outcome.seconds, 3),
         alternates=tuple(alternates),
@@ -471,7 +477,10 @@ def _requests(
             yield raw, spelling, component_found, refused, "" if component_found else fatal, False
 
     as_required: dict[str, tuple[bool, str | None]] = {}
+    sets = {request_set.request for request_set in manifest.cmake.request_sets}
     for index, (spellings, path) in enumerate(probe.request_results):
+        if len(spellings) == 1 and spellings[0] in sets:
+            continue  # a request set, read by _request_sets
         raw = read_results(path, mapper)
         if not raw.present:
             continue  # the run stopped before this request; the failure says why
@@ -491,6 +500,35 @@ def _requests(
         else request
         for request in out
     )
+
+
+def _request_sets(
+    results: Sequence[tuple[tuple[str, ...], Path]],
+    mapper: PathMapper,
+    manifest: Manifest,
+    platform: Platform,
+    present: frozenset[str],
+    written: str,
+) -> tuple[RequestSetAnswer, ...]:
+    package = manifest.cmake.package
+    out = []
+    for (spelling,), path in results:
+        raw = read_results(path, mapper)
+        if not raw.present:
+            continue  # the run stopped before this request; the failure says why
+        found = raw.variables.get(f"{package}_FOUND", (False, ""))
+        message = raw.variables.get(f"{package}_NOT_FOUND_MESSAGE", (False, ""))[1]
+        fatal = raw.variables.get("_shiplint_fatal", (False, ""))[1]
+        out.append(
+            RequestSetAnswer(
+                request=spelling,
+                found=found[0] and truthy(found[1]),
+                message=message or None,
+                fatal=fatal or None,
+                targets=_targets(raw, manifest, platform, present, written),
+            )
+        )
+    return tuple(out)
 
 
 def _failure(

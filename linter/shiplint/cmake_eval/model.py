@@ -150,6 +150,22 @@ class ComponentRequest:
 
 
 @dataclass(frozen=True)
+class RequestSetAnswer:
+    """`find_package(<pkg> CONFIG COMPONENTS <set>)` for a manifest request set (`ALL`)."""
+
+    request: str
+    found: bool
+    message: str | None
+    fatal: str | None
+    # The imported targets it published, each resolved to its component.
+    targets: tuple[ImportedTarget, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        return not self.found or self.fatal is not None
+
+
+@dataclass(frozen=True)
 class ShippedLibrary:
     """A manifest library present in the evaluated tree."""
 
@@ -215,6 +231,8 @@ class ConfigEvaluation:
     alternates: tuple[AlternateConfig, ...] = ()
     # The languages the probe consumer enabled (none: no compiler on the host).
     languages: tuple[str, ...] = ("C", "CXX")
+    # The manifest's request sets, each as its request answered.
+    request_sets: tuple[RequestSetAnswer, ...] = ()
 
     @property
     def artifact(self) -> str | None:

@@ -77,6 +77,23 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                     )
         _check_routes(agg, ("aggregates", i), route_names, report)
 
+    spellings = {c.get("request", c["name"]) for c in components}
+    for i, request_set in enumerate(data.get("cmake", {}).get("request_sets", [])):
+        at: PathKey = ("cmake", "request_sets", i)
+        if request_set["request"] in spellings:
+            report(
+                (*at, "request"),
+                f"request set {request_set['request']!r} is also a component's request "
+                "spelling (a request set stands for several components)",
+            )
+        for key, names in request_set["brings"].items():
+            for j, name in enumerate(names):
+                if name not in component_names:
+                    report(
+                        (*at, "brings", key, j),
+                        f"request set {request_set['request']} names unknown component {name!r}",
+                    )
+
     for i, var in enumerate(data.get("component_variables", [])):
         if var["component"] not in component_names:
             report(

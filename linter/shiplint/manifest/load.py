@@ -27,6 +27,7 @@ from shiplint.manifest.model import (
     Placement,
     ProvidedLibraries,
     Registry,
+    RequestSet,
     Sources,
     Waiver,
 )
@@ -77,6 +78,14 @@ def _version(text: str | None) -> tuple[int, ...] | None:
     return None if text is None else tuple(int(p) for p in text.split("."))
 
 
+def _carries(data: dict[str, Any]) -> Carries:
+    only = data.get("only")
+    return Carries(
+        only=tuple(only) if only is not None else None,
+        excluded=tuple(data.get("all_except", ())),
+    )
+
+
 def _build(doc: Document) -> Manifest:
     d: dict[str, Any] = doc.data
 
@@ -115,6 +124,10 @@ def _build(doc: Document) -> Manifest:
             mark(("cmake", "config_source_extras", i))
             for i in range(len(cm.get("config_source_extras", ())))
         ),
+        request_sets=tuple(
+            RequestSet(r["request"], _carries(r["brings"]), mark(("cmake", "request_sets", i)))
+            for i, r in enumerate(cm.get("request_sets", ()))
+        ),
     )
     libraries = tuple(_library(lib, mark(("libraries", i))) for i, lib in enumerate(d["libraries"]))
     components = tuple(
@@ -133,10 +146,7 @@ def _build(doc: Document) -> Manifest:
     aggregates = tuple(
         Aggregate(
             a["variable"],
-            Carries(
-                only=tuple(a["carries"]["only"]) if "only" in a["carries"] else None,
-                excluded=tuple(a["carries"].get("all_except", ())),
-            ),
+            _carries(a["carries"]),
             tuple(a.get("routes", ())),
             mark(("aggregates", i)),
         )

@@ -183,6 +183,16 @@ class CMakeRoute:
 
 
 @dataclass(frozen=True)
+class RequestSet:
+    """A COMPONENTS spelling that stands for several components (`ALL`)."""
+
+    request: str
+    # The components it publishes when they ship, as an aggregate's `carries`.
+    brings: Carries
+    mark: Location = NO_MARK
+
+
+@dataclass(frozen=True)
 class CMakePackage:
     package: str
     # The imported targets' prefix (`acme::`); empty when targets have no namespace.
@@ -200,6 +210,7 @@ class CMakePackage:
     required_dirs: tuple[str, ...]
     # Where the manifest names config_source, then each of config_source_extras.
     config_source_marks: tuple[Location, ...] = ()
+    request_sets: tuple[RequestSet, ...] = ()
 
     def route_for(self, version: tuple[int, ...]) -> CMakeRoute | None:
         return next((r for r in self.routes if r.contains(version)), None)
