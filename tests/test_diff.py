@@ -17,6 +17,7 @@ from tests.material import EXAMPLE_MANIFEST, REPO, cmake, wheel
 DIFF_SCHEMA = json.loads((REPO / "schemas" / "diff.schema.json").read_text())
 X86 = "manylinux_2_28_x86_64"
 LIB = "executorch/lib/"
+CONFIG = "executorch/share/cmake/executorch-config.cmake"
 
 
 def _diff(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, dict[str, Any]]:
@@ -106,6 +107,30 @@ def test_1_4_1_to_1_5_1_config_per_route(capsys: pytest.CaptureFixture[str]) -> 
     assert not _changes(document, "component-removed")
     # With the manifest, libraries are named as it names them.
     assert {"executorch", "_C"} <= set(_changes(document, "library-added"))
+    # The opt-in's own variable is new with the component it names.
+    variable = _changes(document, "component-variable-added")[
+        "EXECUTORCH_QUANTIZED_KERNELS_LIBRARY"
+    ]
+    assert (variable["route"], variable["names"]) == ("targets", ["kernels_quantized"])
+    # The operators the Python extension registered moved into the shared libraries:
+    # removed from the extension, which is gone, and new in libexecutorch.so and the kernels.
+    removed = {
+        c["names"][0].split("::")[0]: c["count"]
+        for c in document["changes"]
+        if c["kind"] == "operators-removed" and "_portable_lib" in c["subject"]
+    }
+    assert removed == {"aten": 210, "dim_order_ops": 3, "et_copy": 2, "executorch_prim": 25}
+    added = {
+        (c["subject"], c["names"][0].split("::")[0]): c["count"]
+        for c in document["changes"]
+        if c["kind"] == "operators-added"
+    }
+    assert added[("executorch", "executorch_prim")] == 25
+    assert added[("executorch_kernels_optimized", "aten")] == 207
+    assert added[("executorch_kernels_quantized", "quantized_decomposed")] == 19
+    # An extension that now loads libexecutorch.so still registers the primitives.
+    moved = [c for c in document["changes"] if c["kind"] == "operators-moved"]
+    assert moved and all(not c["breaking"] for c in moved)
 
 
 def test_quantized_library_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,7 +147,72 @@ def test_quantized_library_removed(tmp_path: Path, capsys: pytest.CaptureFixture
         ("library-removed", "executorch_kernels_quantized", None),
         ("component-removed", "kernels_quantized", "targets"),
         ("target-removed", "executorch::kernels_quantized", "targets"),
+        ("operators-removed", "executorch_kernels_quantized", None),
+        ("component-variable-removed", "EXECUTORCH_QUANTIZED_KERNELS_LIBRARY", "targets"),
+        # The ahead-of-time quantized ops library NEEDs it and nothing in the wheel has it.
+        ("external-gained", "libexecutorch_kernels_quantized.so", None),
     ]
+    operators = _changes(document, "operators-removed")["executorch_kernels_quantized"]
+    assert operators["count"] == 19
+    assert "19 quantized_decomposed operators" in operators["message"]
+    assert all(name.startswith("quantized_decomposed::") for name in operators["names"])
+    # On CMake < 3.28 the config publishes no component of either build (its request for
+    # them fails): said on both sides, compared on neither, and no regression.
+    assert [(p["side"], p["route"], p["regressed"]) for p in document["problems"]] == [
+        ("old", "paths", False),
+        ("new", "paths", False),
+    ]
+    assert document["problems"][1]["location"]["member"] == CONFIG
+
+
+def test_a_route_whose_joint_request_fails_claims_no_removal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A config that refuses every component as soon as two are asked for together: the
+    # request for everything the wheel ships fails on both routes.
+    planted = (
+        b"list(LENGTH executorch_FIND_COMPONENTS _planted_count)\n"
+        b"if(_planted_count GREATER 1)\n"
+        b"  foreach(_planted ${executorch_FIND_COMPONENTS})\n"
+        b"    set(executorch_${_planted}_FOUND FALSE)\n"
+        b"  endforeach()\n"
+        b"  set(executorch_FOUND FALSE)\n"
+        b'  set(executorch_NOT_FOUND_MESSAGE "components asked for together are refused")\n'
+        b"endif()\n"
+    )
+    marker = b"if(NOT executorch_FOUND AND executorch_FIND_REQUIRED)"
+
+    def refuse_together(name: str, data: bytes) -> bytes:
+        if name != CONFIG:
+            return data
+        assert data.count(marker) == 1
+        return data.replace(marker, planted + marker)
+
+    copy = _copy(tmp_path / "new", refuse_together)
+    code, document = _diff(
+        capsys, "--manifest", EXAMPLE_MANIFEST, *_cmakes(), wheel("1.5.1", X86), copy
+    )
+    # The targets route worked and fails now: exit 1, with no component called removed.
+    assert code == 1
+    assert document["changes"] == []
+    problems = [(p["side"], p["route"], p["regressed"]) for p in document["problems"]]
+    assert ("new", "targets", True) in problems
+    failed = next(p for p in document["problems"] if p["regressed"])
+    assert failed["location"] == {"path": str(copy), "member": CONFIG}
+    assert "components asked for together are refused" in failed["message"]
+    main(
+        [
+            "diff",
+            "--manifest",
+            str(EXAMPLE_MANIFEST),
+            *_cmakes(),
+            str(wheel("1.5.1", X86)),
+            str(copy),
+        ]
+    )
+    text = capsys.readouterr().out
+    assert f"{copy}!/{CONFIG}: new build, linux-x86_64, route targets:" in text
+    assert "component-removed" not in text
 
 
 def test_soname_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -379,7 +379,7 @@ def _diff(args: argparse.Namespace) -> int:
     failed = _emit(text, args.output)
     if failed is not None:
         return failed
-    return EXIT_FINDINGS if result.breaking else EXIT_CLEAN
+    return EXIT_FINDINGS if result.fails else EXIT_CLEAN
 
 
 def _emit(text: str, output: Path | None) -> int | None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from shiplint.diff.model import Change, ChangeKind, Diff
+from shiplint.diff.model import Change, ChangeKind, Diff, Problem
 from shiplint.diff.snapshot import LibrarySnapshot, RouteSnapshot, Snapshot, by_platform
 from shiplint.plural import counted
 
@@ -23,6 +23,7 @@ def compare(
 ) -> Diff:
     before, after = by_platform(old), by_platform(new)
     changes: list[Change] = []
+    problems: list[Problem] = []
     for platform in sorted(before.keys() - after.keys()):
         changes.append(
             Change(
@@ -43,11 +44,17 @@ def compare(
         )
     for platform in sorted(before.keys() & after.keys()):
         changes.extend(_libraries(platform, before[platform], after[platform]))
-        changes.extend(_routes(platform, before[platform].routes, after[platform].routes))
+        changes.extend(_externals(platform, before[platform], after[platform]))
+        for found in _routes(platform, before[platform].routes, after[platform].routes):
+            if isinstance(found, Problem):
+                problems.append(found)
+            else:
+                changes.append(found)
     return Diff(
         tuple(old_labels) or tuple(s.label for s in old),
         tuple(new_labels) or tuple(s.label for s in new),
         tuple(sorted(changes, key=Change.sort_key)),
+        tuple(sorted(problems, key=Problem.sort_key)),
     )
 
 
@@ -117,6 +124,7 @@ def _libraries(platform: str, before: Snapshot, after: Snapshot) -> Iterator[Cha
             old.key,
             f"{old.member} ({_described(old)}) is gone",
         )
+        yield from _operators(platform, old, old.operators or frozenset(), frozenset(), after)
     for new in added:
         yield Change(
             ChangeKind.LIBRARY_ADDED,
@@ -124,8 +132,69 @@ def _libraries(platform: str, before: Snapshot, after: Snapshot) -> Iterator[Cha
             new.key,
             f"{new.member} ({_described(new)}) is new",
         )
+        yield from _operators(platform, new, frozenset(), new.operators or frozenset(), after)
     for old, new in pairs:
         yield from _library(platform, old, new, after)
+        if old.operators is not None and new.operators is not None:
+            yield from _operators(platform, new, old.operators, new.operators, after)
+
+
+def _operators(
+    platform: str,
+    library: LibrarySnapshot,
+    was: frozenset[str],
+    now: frozenset[str],
+    after: Snapshot,
+) -> Iterator[Change]:
+    """The operators `library` stopped and started registering, one change per namespace.
+    One that a library it loads now registers has moved (loading it still registers
+    it); one registered elsewhere in the build is named with where it went."""
+    providers = _loaded_libraries(library, after)
+    elsewhere = {
+        op: lib.file_name
+        for lib in sorted(after.libraries.values(), key=lambda lib: lib.member, reverse=True)
+        if lib.member != library.member
+        for op in lib.operators or ()
+    }
+    gone = sorted(was - now)
+    moved = [op for op in gone if any(op in (p.operators or ()) for p in providers)]
+    removed = [op for op in gone if op not in set(moved)]
+    for kind, names in (
+        (ChangeKind.OPERATORS_REMOVED, removed),
+        (ChangeKind.OPERATORS_MOVED, moved),
+        (ChangeKind.OPERATORS_ADDED, sorted(now - was)),
+    ):
+        for namespace, ops in _by_namespace(names).items():
+            listed = _listed(tuple(ops[:SHOWN]), len(ops))
+            some = counted(len(ops), f"{namespace} operator")
+            if kind is ChangeKind.OPERATORS_REMOVED:
+                where = sorted({elsewhere[op] for op in ops if op in elsewhere})
+                now_in = f" (now registered by {', '.join(where)})" if where else ""
+                message = f"{library.member} no longer registers {some}{now_in}: {listed}"
+            elif kind is ChangeKind.OPERATORS_MOVED:
+                by = sorted(p.file_name for p in providers if set(ops) & (p.operators or set()))
+                message = (
+                    f"{library.member} no longer registers {some} itself; {', '.join(by)}, "
+                    f"which it loads, does (loading it still registers them): {listed}"
+                )
+            else:
+                new = counted(len(ops), f"new {namespace} operator")
+                message = f"{library.member} registers {new}: {listed}"
+            yield Change(
+                kind,
+                platform,
+                library.key,
+                message,
+                count=len(ops),
+                names=tuple(ops[:SHOWN]),
+            )
+
+
+def _by_namespace(operators: list[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name in operators:
+        out.setdefault(name.split("::", 1)[0], []).append(name)
+    return out
 
 
 def _described(library: LibrarySnapshot) -> str:
@@ -246,79 +315,178 @@ def _listed(shown: tuple[str, ...], total: int) -> str:
 
 def _routes(
     platform: str, before: dict[str, RouteSnapshot], after: dict[str, RouteSnapshot]
+) -> Iterator[Change | Problem]:
+    for side, routes in (("old", before), ("new", after)):
+        for route in sorted(routes):
+            snap = routes[route]
+            if snap.problem is not None:
+                was = before.get(route)
+                # Only a route that worked before and fails now fails the diff.
+                regressed = side == "new" and was is not None and was.problem is None
+                yield Problem(side, platform, route, snap.problem, snap.config, regressed)
+    # A route whose evaluation failed is not compared: what it did not publish was not removed.
+    compared = [
+        route
+        for route in sorted(before.keys() | after.keys())
+        if all(r.failure is None for r in (before.get(route), after.get(route)) if r is not None)
+    ]
+    yield from _appeared(
+        platform,
+        (r for r in compared if r in before),
+        (r for r in compared if r in after),
+        (ChangeKind.ROUTE_REMOVED, ChangeKind.ROUTE_ADDED),
+        (
+            lambda route: f"find_package no longer succeeds on route {route}",
+            lambda route: f"find_package now succeeds on route {route}",
+        ),
+        route_of=lambda route: route,
+    )
+    for route in compared:
+        if route in before and route in after:
+            yield from _route(platform, route, before[route], after[route])
+
+
+def _appeared(
+    platform: str,
+    was: Iterable[str],
+    now: Iterable[str],
+    kinds: tuple[ChangeKind, ChangeKind],
+    messages: tuple[Callable[[str], str], Callable[[str], str]],
+    route: str | None = None,
+    subject: str | None = None,
+    route_of: Callable[[str], str | None] | None = None,
+    names_of: Callable[[str], tuple[str, ...]] | None = None,
 ) -> Iterator[Change]:
-    for route in sorted(before.keys() - after.keys()):
-        yield Change(
-            ChangeKind.ROUTE_REMOVED,
-            platform,
-            route,
-            f"find_package no longer succeeds on route {route}",
-            route=route,
-        )
-    for route in sorted(after.keys() - before.keys()):
-        yield Change(
-            ChangeKind.ROUTE_ADDED,
-            platform,
-            route,
-            f"find_package now succeeds on route {route}",
-            route=route,
-        )
-    for route in sorted(before.keys() & after.keys()):
-        yield from _route(platform, route, before[route], after[route])
+    """A change of the first kind for each name only `was` holds, then one of the second
+    kind for each name only `now` holds. The name is the change's subject, or, when
+    `subject` is given (a variable whose members changed), its one name; `names_of`
+    gives the names a change lists otherwise."""
+    before, after = set(was), set(now)
+    for names, kind, message in (
+        (before - after, kinds[0], messages[0]),
+        (after - before, kinds[1], messages[1]),
+    ):
+        for name in sorted(names):
+            yield Change(
+                kind,
+                platform,
+                subject or name,
+                message(name),
+                route=route_of(name) if route_of is not None else route,
+                names=(name,) if subject is not None else names_of(name) if names_of else (),
+            )
 
 
 def _route(platform: str, route: str, old: RouteSnapshot, new: RouteSnapshot) -> Iterator[Change]:
     where = f"(route {route}, CMake {new.cmake_version})"
-    for component in sorted(old.components - new.components):
-        yield Change(
-            ChangeKind.COMPONENT_REMOVED,
-            platform,
-            component,
-            f"component {component} is no longer published {where}",
-            route=route,
-        )
-    for component in sorted(new.components - old.components):
-        yield Change(
-            ChangeKind.COMPONENT_ADDED,
-            platform,
-            component,
-            f"component {component} is new {where}",
-            route=route,
-        )
-    for target in sorted(old.targets - new.targets):
-        yield Change(
-            ChangeKind.TARGET_REMOVED,
-            platform,
-            target,
-            f"imported target {target} is gone {where}",
-            route=route,
-        )
-    for target in sorted(new.targets - old.targets):
-        yield Change(
-            ChangeKind.TARGET_ADDED,
-            platform,
-            target,
-            f"imported target {target} is new {where}",
-            route=route,
-        )
+    yield from _aggregates(platform, route, where, old, new)
+    if old.refused is None and new.refused is None:
+        yield from _published(platform, route, where, old, new)
+
+
+def _published(
+    platform: str, route: str, where: str, old: RouteSnapshot, new: RouteSnapshot
+) -> Iterator[Change]:
+    """What the requests for components published: the components, targets and variables."""
+    yield from _appeared(
+        platform,
+        old.components,
+        new.components,
+        (ChangeKind.COMPONENT_REMOVED, ChangeKind.COMPONENT_ADDED),
+        (
+            lambda c: f"component {c} is no longer published {where}",
+            lambda c: f"component {c} is new {where}",
+        ),
+        route,
+    )
+    yield from _appeared(
+        platform,
+        old.targets,
+        new.targets,
+        (ChangeKind.TARGET_REMOVED, ChangeKind.TARGET_ADDED),
+        (
+            lambda t: f"imported target {t} is gone {where}",
+            lambda t: f"imported target {t} is new {where}",
+        ),
+        route,
+    )
+    yield from _component_variables(platform, route, where, old, new)
+
+
+def _aggregates(
+    platform: str, route: str, where: str, old: RouteSnapshot, new: RouteSnapshot
+) -> Iterator[Change]:
     for variable in sorted(old.aggregates.keys() | new.aggregates.keys()):
-        was = old.aggregates.get(variable, frozenset())
-        now = new.aggregates.get(variable, frozenset())
-        for member in sorted(was - now):
+        yield from _appeared(
+            platform,
+            old.aggregates.get(variable, frozenset()),
+            new.aggregates.get(variable, frozenset()),
+            (ChangeKind.AGGREGATE_LEFT, ChangeKind.AGGREGATE_ENTERED),
+            _membership(variable, where),
+            route,
+            subject=variable,
+        )
+
+
+def _membership(variable: str, where: str) -> tuple[Callable[[str], str], Callable[[str], str]]:
+    return (
+        lambda member: f"{member} left {variable} {where}",
+        lambda member: f"{member} entered {variable} {where}",
+    )
+
+
+def _component_variables(
+    platform: str, route: str, where: str, old: RouteSnapshot, new: RouteSnapshot
+) -> Iterator[Change]:
+    was, now = old.component_variables, new.component_variables
+    yield from _appeared(
+        platform,
+        was,
+        now,
+        (ChangeKind.COMPONENT_VARIABLE_REMOVED, ChangeKind.COMPONENT_VARIABLE_ADDED),
+        (
+            lambda v: f"{v} is no longer set (it named {_members(was[v])}) {where}",
+            lambda v: f"{v} is new: it names {_members(now[v])} {where}",
+        ),
+        route,
+        names_of=lambda v: tuple(sorted(was.get(v) or now[v])),
+    )
+    for variable in sorted(was.keys() & now.keys()):
+        if was[variable] != now[variable]:
             yield Change(
-                ChangeKind.AGGREGATE_LEFT,
+                ChangeKind.COMPONENT_VARIABLE_CHANGED,
                 platform,
                 variable,
-                f"{member} left {variable} {where}",
+                f"{variable} names {_members(now[variable])} (was {_members(was[variable])}) "
+                f"{where}",
                 route=route,
-                names=(member,),
+                names=tuple(sorted(now[variable])),
             )
-        for member in sorted(now - was):
-            yield Change(
-                ChangeKind.AGGREGATE_ENTERED,
-                platform,
-                variable,
-                f"{member} entered {variable} {where}",
-                route=route,
-                names=(member,),
-            )
+
+
+def _members(values: frozenset[str]) -> str:
+    return ", ".join(sorted(values)) or "nothing"
+
+
+def _externals(platform: str, before: Snapshot, after: Snapshot) -> Iterator[Change]:
+    """NEEDED entries no library of the build resolves: what the consumer's system (or
+    another package) must now provide, or no longer has to."""
+    was, now = before.externals, after.externals
+    yield from _appeared(
+        platform,
+        was,
+        now,
+        (ChangeKind.EXTERNAL_LOST, ChangeKind.EXTERNAL_GAINED),
+        (
+            lambda name: (
+                f"{name} is no longer needed from outside the build (needed by {_files(was[name])})"
+            ),
+            lambda name: f"{name} is now needed from outside the build by {_files(now[name])}",
+        ),
+        names_of=lambda name: now.get(name) or was[name],
+    )
+
+
+def _files(members: tuple[str, ...]) -> str:
+    names = [m.rsplit("/", 1)[-1] for m in members]
+    return _listed(tuple(names[:SHOWN]), len(names))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from shiplint.diagnostics import Location
+
 
 class ChangeKind(enum.Enum):
     # (value, whether a consumer relying on the old build breaks)
@@ -18,6 +20,8 @@ class ChangeKind(enum.Enum):
     COMPONENT_REMOVED = ("component-removed", True)
     TARGET_REMOVED = ("target-removed", True)
     ROUTE_REMOVED = ("route-removed", True)
+    OPERATORS_REMOVED = ("operators-removed", True)
+    COMPONENT_VARIABLE_REMOVED = ("component-variable-removed", True)
     AGGREGATE_ENTERED = ("aggregate-entered", False)
     PLATFORM_ADDED = ("platform-added", False)
     LIBRARY_ADDED = ("library-added", False)
@@ -28,6 +32,12 @@ class ChangeKind(enum.Enum):
     COMPONENT_ADDED = ("component-added", False)
     TARGET_ADDED = ("target-added", False)
     ROUTE_ADDED = ("route-added", False)
+    OPERATORS_MOVED = ("operators-moved", False)
+    OPERATORS_ADDED = ("operators-added", False)
+    COMPONENT_VARIABLE_CHANGED = ("component-variable-changed", False)
+    COMPONENT_VARIABLE_ADDED = ("component-variable-added", False)
+    EXTERNAL_GAINED = ("external-gained", False)
+    EXTERNAL_LOST = ("external-lost", False)
 
     def __init__(self, slug: str, breaking: bool) -> None:
         self.slug = slug
@@ -62,10 +72,39 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """A part of one side the diff could not compare (a CMake route whose evaluation or
+    whose request for the shipped components failed): said where it is, never read as
+    everything on that route being removed."""
+
+    side: str  # "old" or "new"
+    platform: str
+    route: str
+    message: str
+    location: Location
+    # The route worked in the earlier build and fails in this (the later) one.
+    regressed: bool = False
+
+    @property
+    def breaking(self) -> bool:
+        """A consumer's find_package that worked with the earlier build fails with this one."""
+        return self.regressed
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.platform, self.route, "0" if self.side == "old" else "1", self.message)
+
+
+@dataclass(frozen=True)
 class Diff:
     old: tuple[str, ...]  # the artifacts of each side, as given
     new: tuple[str, ...]
     changes: tuple[Change, ...]
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def fails(self) -> bool:
+        """Whether the diff exits 1: something consumers rely on was removed or fails."""
+        return bool(self.breaking) or any(p.breaking for p in self.problems)
 
     @property
     def breaking(self) -> tuple[Change, ...]:

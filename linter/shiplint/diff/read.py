@@ -1,7 +1,8 @@
 """Read each side of a diff through the check's own pipeline, with one binary reader.
 
 A diff is two checks' reading and no rule: the artifact area (every shared object,
-read once in the lief worker) and, with CMakes and a manifest, the installed
+read once in the lief worker), with a manifest that names a registry the operator
+area (each library's kernel tables), and with CMakes and a manifest the installed
 config's evaluation per route. Nothing here opens a file itself.
 """
 
@@ -14,6 +15,7 @@ from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.diff.snapshot import Snapshot, snapshot
 from shiplint.manifest.model import CMakePackage, Externals, Manifest, Sources
+from shiplint.operators.model import OperatorRegistrations
 from shiplint.request import Progress, RunRequest
 from shiplint.selection import Selection
 
@@ -48,17 +50,26 @@ def read_side(
     from shiplint.pipeline import collect_models
     from shiplint.registry import RULES
 
+    areas = ("SL3", *(("SL1",) if cmakes else ()), *(("SL4",) if manifest.registries else ()))
     request = RunRequest(
         root=Path("."),
         check_sources=False,
         artifacts=tuple(artifacts),
         cmake=tuple(cmakes),
         cmake_timeout=cmake_timeout,
-        selection=Selection(select=("SL3", "SL1") if cmakes else ("SL3",)),
+        selection=Selection(select=areas),
     )
     models = collect_models(request, manifest, RULES, progress, reader)
     return [
-        snapshot(model, [m for m in models if getattr(m, "label", None) == model.label])
+        snapshot(model, [m for m in models if _artifact_of(m) == model.label])
         for model in models
         if isinstance(model, Inventory)
     ]
+
+
+def _artifact_of(model: object) -> str | None:
+    """The label of the artifact an area's model is about."""
+    if isinstance(model, OperatorRegistrations):
+        return model.artifact
+    label = getattr(model, "label", None)
+    return label if isinstance(label, str) else None

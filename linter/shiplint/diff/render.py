@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from shiplint.diff.model import Change, Diff
+from shiplint.diff.model import Change, Diff, Problem
 from shiplint.plural import counted
 
 FORMATS = ("text", "json", "markdown")
@@ -25,22 +25,35 @@ def _sides(diff: Diff) -> str:
 
 def as_text(diff: Diff) -> str:
     lines = [f"shiplint diff: {_sides(diff)}"]
+    if diff.problems:
+        lines.append(f"not compared ({len(diff.problems)}):")
+        lines.extend(f"  {_problem(p)}" for p in diff.problems)
     if not diff.changes:
         return "\n".join([*lines, "no changes", ""])
+    width = max(len(c.kind.slug) for c in diff.changes)
     for title, changes in (("breaking", diff.breaking), ("other changes", diff.other)):
         if changes:
             lines.append(f"{title} ({len(changes)}):")
-            lines.extend(f"  {c.platform}  {c.kind.slug:<18} {c.message}" for c in changes)
+            lines.extend(f"  {c.platform}  {c.kind.slug:<{width}} {c.message}" for c in changes)
     lines.append(_summary(diff))
     return "\n".join([*lines, ""])
 
 
+def _problem(problem: Problem) -> str:
+    return (
+        f"{problem.location.render()}: {problem.side} build, {problem.platform}, route "
+        f"{problem.route}: {problem.message}"
+    )
+
+
 def _summary(diff: Diff) -> str:
+    failing = [p for p in diff.problems if p.breaking]
+    fails = f"; {counted(len(failing), 'route')} that worked now failing" if failing else ""
     if not diff.breaking:
-        return f"{counted(len(diff.changes), 'change')}, none breaking"
+        return f"{counted(len(diff.changes), 'change')}, none breaking{fails}"
     return (
         f"{counted(len(diff.breaking), 'breaking change')} (something consumers rely on was "
-        f"removed), {counted(len(diff.other), 'other change')}"
+        f"removed), {counted(len(diff.other), 'other change')}{fails}"
     )
 
 
@@ -66,8 +79,19 @@ def as_json(diff: Diff) -> str:
         "version": JSON_VERSION,
         "old": list(diff.old),
         "new": list(diff.new),
-        "breaking": bool(diff.breaking),
+        "breaking": diff.fails,
         "changes": [_change(c) for c in diff.changes],
+        "problems": [
+            {
+                "side": p.side,
+                "platform": p.platform,
+                "route": p.route,
+                "message": p.message,
+                "location": p.location.as_dict(),
+                "regressed": p.regressed,
+            }
+            for p in diff.problems
+        ],
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -78,6 +102,14 @@ def _cell(text: str) -> str:
 
 def as_markdown(diff: Diff) -> str:
     lines = [f"## shiplint diff: {_cell(_sides(diff))}", ""]
+    if diff.problems:
+        lines.extend(["### Not compared", ""])
+        lines.extend(
+            f"- `{p.location.render()}`: {p.side} build, {p.platform}, route "
+            f"{p.route}: {_cell(p.message)}"
+            for p in diff.problems
+        )
+        lines.append("")
     if not diff.changes:
         return "\n".join([*lines, "No changes.", ""])
     lines.extend([f"**{_summary(diff)}**", ""])

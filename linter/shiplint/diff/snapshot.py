@@ -8,13 +8,15 @@ artifact exactly as a check does.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from shiplint.artifacts.model import LinkGraph
+from shiplint.artifacts.model import LinkGraph, Resolution
 from shiplint.artifacts.records import BinaryRecord, SymbolRecord
 from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
-from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.cmake_eval.model import ComponentRequest, ConfigEvaluation, ResolvedVariable
+from shiplint.diagnostics import Location
+from shiplint.operators.model import OperatorRegistrations, Status
 from shiplint.platforms import Platform
 
 
@@ -50,6 +52,9 @@ class LibrarySnapshot:
     # The members of the same build the loader loads with it (its NEEDED closure inside
     # the artifact, from the inventory's link graph), itself excluded.
     loads: tuple[str, ...] = ()
+    # The operators its kernel tables register (by name), or None when that is not
+    # known: no registry in the manifest, or registrations the binary does not show.
+    operators: frozenset[str] | None = None
 
     @property
     def file_name(self) -> str:
@@ -66,6 +71,21 @@ class RouteSnapshot:
     targets: frozenset[str]
     # Aggregate variable -> the components (or raw entries) it lists.
     aggregates: dict[str, frozenset[str]]
+    # Component variable -> what it names, when the config defines it (overall or in
+    # the answer to its component's request).
+    component_variables: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Why nothing of this route can be compared (its evaluation failed); None when it can.
+    failure: str | None = None
+    # Why its components, targets and component variables cannot be compared (the
+    # request for the shipped components failed: the plain find_package's aggregates
+    # still can); None when they can.
+    refused: str | None = None
+    # The evaluated config (or where CMake's error points), for the problem's location.
+    config: Location = field(default_factory=lambda: Location(""))
+
+    @property
+    def problem(self) -> str | None:
+        return self.failure or self.refused
 
 
 @dataclass(frozen=True)
@@ -74,9 +94,22 @@ class Snapshot:
     platform: str
     libraries: dict[str, LibrarySnapshot]
     routes: dict[str, RouteSnapshot]
+    # NEEDED entries no library of the build resolves -> the members that need them.
+    externals: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def snapshot(artifact: ArtifactBinaries, configs: Iterable[object]) -> Snapshot:
+def snapshot(artifact: ArtifactBinaries, models: Iterable[object]) -> Snapshot:
+    """`artifact`'s snapshot; `models` are the other areas' models of the same artifact
+    (its config evaluations, its operator registrations)."""
+    models = list(models)
+    registered = {
+        lib.member: frozenset(lib.operator_names())
+        if lib.status is not Status.NOT_DETERMINED
+        else None
+        for m in models
+        if isinstance(m, OperatorRegistrations)
+        for lib in m.libraries
+    }
     libraries: dict[str, LibrarySnapshot] = {}
     links = artifact.links.binaries
     for record in artifact.binaries:
@@ -89,20 +122,65 @@ def snapshot(artifact: ArtifactBinaries, configs: Iterable[object]) -> Snapshot:
             needed=record.needed,
             exported={(s.name, s.version): s for s in record.defined},
             loads=artifact.links.of(record.name).loads if record.name in links else (),
+            operators=registered.get(record.name),
         )
     routes = {
         route.route: route
-        for route in (_route(c) for c in configs if isinstance(c, ConfigEvaluation))
+        for route in (_route(m) for m in models if isinstance(m, ConfigEvaluation))
         if route is not None
     }
     platform = str(artifact.platform) if artifact.platform is not None else "unknown"
-    return Snapshot(artifact.label, platform, libraries, routes)
+    return Snapshot(artifact.label, platform, libraries, routes, _externals(artifact.links))
+
+
+def _externals(links: LinkGraph) -> dict[str, tuple[str, ...]]:
+    needing: dict[str, list[str]] = {}
+    for member, binary in sorted(links.binaries.items()):
+        for resolved in binary.resolved:
+            if resolved.how is not Resolution.PACKAGE:
+                needing.setdefault(resolved.needed, []).append(member)
+    return {name: tuple(members) for name, members in sorted(needing.items())}
 
 
 def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
-    if evaluation.failure is not None or not evaluation.found:
-        return None
     route = evaluation.route or f"CMake {evaluation.cmake_version}"
+    version = evaluation.cmake_version
+    if evaluation.failure is not None:
+        failure = evaluation.failure
+        return RouteSnapshot(
+            route,
+            version,
+            frozenset(),
+            frozenset(),
+            {},
+            failure=failure.message,
+            config=failure.location,
+        )
+    if not evaluation.found:
+        return None
+    aggregates = {
+        v.variable: frozenset(e.component or e.raw for e in v.entries)
+        for v in evaluation.aggregates
+        if v.defined
+    }
+    shipped = [r for r in evaluation.requests if r.shipped]
+    if shipped and all(r.refused for r in shipped):
+        # The request for everything the build ships failed as a whole: its answers say
+        # nothing about which components the config publishes.
+        why = next((r.fatal or r.message for r in shipped if r.fatal or r.message), None)
+        refused = (
+            f"find_package of the shipped components ({', '.join(r.component for r in shipped)}) "
+            f"fails on CMake {version}" + (f": {why}" if why else "")
+        )
+        return RouteSnapshot(
+            route,
+            version,
+            frozenset(),
+            frozenset(),
+            aggregates,
+            refused=refused,
+            config=evaluation.config,
+        )
     # What a consumer sees: a component whose REQUIRED request succeeds (whether its
     # library is really there is the check's question, not the diff's).
     requests = [r for r in evaluation.requests if not r.refused]
@@ -113,15 +191,30 @@ def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
     targets = [*evaluation.targets, *(t for r in requests for t in r.targets)]
     return RouteSnapshot(
         route=route,
-        cmake_version=evaluation.cmake_version,
+        cmake_version=version,
         components=frozenset(r.component for r in requests),
         targets=frozenset(t.name for t in targets),
-        aggregates={
-            v.variable: frozenset(e.component or e.raw for e in v.entries)
-            for v in evaluation.aggregates
-            if v.defined
-        },
+        aggregates=aggregates,
+        component_variables=_component_variables(evaluation, requests),
+        config=evaluation.config,
     )
+
+
+def _component_variables(
+    evaluation: ConfigEvaluation, requests: Sequence[ComponentRequest]
+) -> dict[str, frozenset[str]]:
+    """Each component variable as the config defines it without a request, else as the
+    first successful request that defines it does (an opt-in's own variable is often set
+    only when the opt-in is asked for)."""
+    out: dict[str, frozenset[str]] = {}
+    answers: list[ResolvedVariable] = [
+        *evaluation.component_variables,
+        *(v for r in requests for v in r.component_variables),
+    ]
+    for variable in answers:
+        if variable.defined and variable.variable not in out:
+            out[variable.variable] = frozenset(e.component or e.raw for e in variable.entries)
+    return out
 
 
 def by_platform(side: Sequence[Snapshot]) -> dict[str, Snapshot]:
@@ -138,5 +231,11 @@ def by_platform(side: Sequence[Snapshot]) -> dict[str, Snapshot]:
                 snap.platform,
                 {**seen.libraries, **snap.libraries},
                 {**seen.routes, **snap.routes},
+                {
+                    name: tuple(
+                        sorted({*seen.externals.get(name, ()), *snap.externals.get(name, ())})
+                    )
+                    for name in sorted(seen.externals.keys() | snap.externals.keys())
+                },
             )
     return out
