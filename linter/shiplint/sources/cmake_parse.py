@@ -11,6 +11,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from shiplint.sources.bounds import MAX_NESTING, MAX_NODES, nesting_bound, nodes_bound
+
 # tree-sitter's bindings are untyped (see the mypy override in pyproject.toml).
 Node = Any
 
@@ -102,8 +104,14 @@ def _parser() -> Any:
 
 def parse_cmake(source: bytes) -> ParsedFile:
     tree = _parser().parse(source)
+    nodes = tree.root_node.descendant_count
+    if nodes > MAX_NODES:
+        return ParsedFile((), (ParseError(1, 1, nodes_bound(nodes)),))
     builder = _Builder(source)
-    statements = builder.statements(tree.root_node.children)
+    root = tree.root_node
+    # A file tree-sitter cannot recover at all (thousands of if()s never closed) is one
+    # ERROR node at the root: reported, and the commands inside it still read.
+    statements = builder.statements([root] if root.type == "ERROR" else root.children)
     return ParsedFile(tuple(statements), tuple(builder.errors))
 
 
@@ -111,6 +119,8 @@ class _Builder:
     def __init__(self, source: bytes) -> None:
         self._lines = source.split(b"\n")
         self.errors: list[ParseError] = []
+        # Blocks open around the statements being built: each level is a recursion.
+        self._depth = 0
 
     def position(self, node: Node) -> tuple[int, int]:
         row, col = node.start_point
@@ -121,10 +131,19 @@ class _Builder:
         return row + 1, width + 1
 
     def statements(self, nodes: list[Node]) -> list[Statement]:
-        out: list[Statement] = []
-        for node in nodes:
-            out.extend(self.statement(node))
-        return out
+        if self._depth >= MAX_NESTING:
+            if nodes:
+                line, column = self.position(nodes[0])
+                self.errors.append(ParseError(line, column, nesting_bound("a block")))
+            return []
+        self._depth += 1
+        try:
+            out: list[Statement] = []
+            for node in nodes:
+                out.extend(self.statement(node))
+            return out
+        finally:
+            self._depth -= 1
 
     def statement(self, node: Node) -> list[Statement]:
         kind = node.type
@@ -158,12 +177,15 @@ class _Builder:
         return []
 
     def collect_errors(self, node: Node) -> None:
-        for child in node.children:
+        # Iterative: an unbalanced file can nest its error nodes thousands deep.
+        todo = list(reversed(node.children))
+        while todo:
+            child = todo.pop()
             if child.type == "ERROR" or child.is_missing:
                 line, column = self.position(child)
                 self.errors.append(ParseError(line, column, "CMake syntax error"))
             elif child.has_error:
-                self.collect_errors(child)
+                todo.extend(reversed(child.children))
 
     def command(self, node: Node) -> Command:
         name_node = next((c for c in node.children if c.type == "identifier"), node)

@@ -17,6 +17,15 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from shiplint.diagnostics import Location
+from shiplint.sources.bounds import (
+    MAX_NESTING,
+    MAX_VALUE_CHARS,
+    Refused,
+    expansion_bound,
+    nesting_bound,
+    read_source,
+    value_bound,
+)
 from shiplint.sources.cmake_parse import (
     Arg,
     Command,
@@ -82,6 +91,12 @@ class _Walk(TargetCommands):
     options: dict[str, str] = field(default_factory=dict)
     active_files: list[Path] = field(default_factory=list)
     depth: int = 0
+    # Bodies (blocks, files, wrapper calls) entered and not left: the walk's recursion.
+    nesting: int = 0
+    # Where a bound was reported already: one finding per place, not one per pass.
+    bounded: set[Location] = field(default_factory=set)
+    # The variable whose value the last expand() left out to stay within its room.
+    clipped: str | None = None
 
     # -- files ---------------------------------------------------------------
 
@@ -101,9 +116,12 @@ class _Walk(TargetCommands):
         if path in self.parsed:
             return self.parsed[path]
         try:
-            source = path.read_bytes()
+            source = read_source(path)
         except OSError as exc:
             self.unreadable.append(Unreadable(at, f"cannot read {self.rel(path)}: {exc.strerror}"))
+            return None
+        except Refused as exc:
+            self.unreadable.append(Unreadable(at, f"cannot read {self.rel(path)}: {exc}"))
             return None
         parsed = parse_cmake(source)
         for error in parsed.errors:
@@ -134,6 +152,24 @@ class _Walk(TargetCommands):
         return frame.anchor or Location(self.rel(frame.list_file), line, column)
 
     def statements(self, statements: tuple[Statement, ...], frame: Frame) -> None:
+        if not statements:
+            return
+        if self.nesting >= MAX_NESTING:
+            first = statements[0]
+            self.bound(self.loc(frame, first.line, first.column), nesting_bound("the project"))
+            return
+        self.nesting += 1
+        try:
+            self._statements(statements, frame)
+        finally:
+            self.nesting -= 1
+
+    def bound(self, at: Location, reason: str) -> None:
+        if at not in self.bounded:
+            self.bounded.add(at)
+            self.unreadable.append(Unreadable(at, reason))
+
+    def _statements(self, statements: tuple[Statement, ...], frame: Frame) -> None:
         for statement in statements:
             if isinstance(statement, Command):
                 self.command(statement, frame)
@@ -170,9 +206,8 @@ class _Walk(TargetCommands):
                 return
 
     def decide(self, condition: tuple[Arg, ...], frame: Frame) -> bool | None:
-        tokens = [
-            (a.text if a.bracket else self.expand(a.text, frame), a.quoted) for a in condition
-        ]
+        words = self.expand_words(condition, frame)
+        tokens = [(text, a.quoted) for a, text in zip(condition, words, strict=True)]
 
         def known(name: str) -> str | None:
             value = frame.vars.get(name)
@@ -238,14 +273,22 @@ class _Walk(TargetCommands):
 
     # -- expansion -------------------------------------------------------------
 
-    def expand(self, text: str, frame: Frame) -> str:
+    def expand(self, text: str, frame: Frame, room: int = MAX_VALUE_CHARS) -> str:
+        """`text` with its variable references replaced; a reference whose value would take
+        the result past `room` characters expands to the unknown marker instead."""
         if "$" not in text:
             return text
+        spent = len(text)
 
         def sub(match: re.Match[str]) -> str:
+            nonlocal spent
             kind, name = match.group(1), match.group(2)
             if kind != "ENV" and name in frame.vars:
-                return frame.vars[name]
+                value = frame.vars[name]
+                if spent + len(value) <= room:
+                    spent += len(value)
+                    return value
+                self.clipped = name
             return unknown(name if kind is None else f"{kind}{{{name}}}")
 
         # Inner references first (`${a_${b}}`); bounded, as values never hold a live `${`.
@@ -256,15 +299,31 @@ class _Walk(TargetCommands):
             text = expanded
         return text
 
-    def expand_args(self, args: tuple[Arg, ...], frame: Frame) -> list[str]:
+    def expand_words(self, args: tuple[Arg, ...], frame: Frame) -> list[str]:
+        """Each argument expanded (not split); all of them together hold at most
+        MAX_VALUE_CHARS characters of values, so a thousand `${big}` stay bounded. The
+        first value left out is reported, once per command."""
         out: list[str] = []
+        room = MAX_VALUE_CHARS
+        self.clipped = None
         for arg in args:
             if arg.bracket:
                 out.append(arg.text)
-            elif arg.quoted:
-                out.append(self.expand(arg.text, frame))
+                continue
+            first_clip = self.clipped is None
+            out.append(self.expand(arg.text, frame, max(room, len(arg.text))))
+            room -= len(out[-1])
+            if first_clip and self.clipped is not None:
+                self.bound(self.loc(frame, arg.line, arg.column), expansion_bound(self.clipped))
+        return out
+
+    def expand_args(self, args: tuple[Arg, ...], frame: Frame) -> list[str]:
+        out: list[str] = []
+        for arg, text in zip(args, self.expand_words(args, frame), strict=True):
+            if arg.quoted:
+                out.append(text)
             else:
-                out.extend(split_list(self.expand(arg.text, frame)))
+                out.extend(split_list(text))
         return out
 
     # -- commands ---------------------------------------------------------------
@@ -368,12 +427,13 @@ class _Walk(TargetCommands):
         if values and values[-1] == "PARENT_SCOPE":
             values = values[:-1]
             target = frame.parent_vars if frame.parent_vars is not None else frame.vars
+        value = self.bounded_value(var, ";".join(values), cmd, frame)
         if values:
-            target[var] = ";".join(values)
+            target[var] = value
         else:
             target.pop(var, None)
         if target is frame.vars:
-            self.remember_choice(frame, var, ";".join(values))
+            self.remember_choice(frame, var, value)
         if frame.local is not None and target is frame.vars:
             # A wrapper's own variable derived from its arguments is as fixed as they are.
             if all(UNKNOWN_OPEN not in v for v in values):
@@ -410,7 +470,14 @@ class _Walk(TargetCommands):
         current = split_list(frame.vars.get(words[1], ""))
         items = words[2:]
         merged = current + items if words[0] == "APPEND" else items + current
-        frame.vars[words[1]] = ";".join(merged)
+        frame.vars[words[1]] = self.bounded_value(words[1], ";".join(merged), cmd, frame)
+
+    def bounded_value(self, var: str, value: str, cmd: Command, frame: Frame) -> str:
+        """`value`, or the unknown marker when it is past the variable-size bound."""
+        if len(value) <= MAX_VALUE_CHARS:
+            return value
+        self.bound(self.loc(frame, cmd.line, cmd.column), value_bound(var, len(value)))
+        return unknown(var)
 
     def get_filename_component(self, cmd: Command, frame: Frame) -> None:
         words = self.expand_args(cmd.args, frame)
