@@ -29,10 +29,11 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
+from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.interrupt import on_interrupt
@@ -151,11 +152,56 @@ def configure(
     timeout: float,
     languages: tuple[str, ...] = (),
 ) -> RunOutcome:
-    """`cmake -S source -B work/build`, as `platform` when that is not the host's system."""
-    args = [*launcher_prefix(), cmake.path, "-S", str(source), "-B", str(work / "build")]
+    """`cmake -S source -B work/build`, as `platform` when that is not the host's system.
+
+    With `languages`, the build tree starts from this toolchain's kept compiler
+    detection (compilers.py), made first in a project of its own when none is kept.
+    """
+    arguments: list[str] = []
     if platform.os != _HOST_SYSTEM:
-        args.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
-        args += cross_arguments(languages)
+        arguments.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
+        arguments += cross_arguments(languages)
+    build = work / "build"
+    spent = 0.0
+    if languages:
+        detected = _detection(cmake, arguments, languages, work, timeout)
+        if isinstance(detected, RunOutcome):
+            return detected  # the detection itself ran out of time: so did this run
+        spent, detection = detected
+        if detection is not None:
+            compilers.seed(build, detection)
+    outcome = _run([cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout)
+    return replace(outcome, seconds=outcome.seconds + spent)
+
+
+def _detection(
+    cmake: CMakeBinary,
+    arguments: list[str],
+    languages: tuple[str, ...],
+    work: Path,
+    timeout: float,
+) -> tuple[float, compilers.Detection | None] | RunOutcome:
+    """The kept detection, else one made now (and kept) with the seconds it took; a run
+    that failed leaves None, and the probe then detects (and reports) as CMake does."""
+    entry = compilers.entry_path(cmake, arguments, languages)
+    kept = compilers.load(entry)
+    if kept is not None:
+        return 0.0, kept
+    directory = work / "detect"
+    source = compilers.detection_project(directory, languages)
+    build = directory / "build"
+    outcome = _run([cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout)
+    if outcome.timed_out:
+        return outcome
+    made = compilers.harvest(build, work) if outcome.returncode == 0 else None
+    if made is not None:
+        compilers.store(entry, made)
+    return outcome.seconds, made
+
+
+def _run(args: list[str], work: Path, timeout: float) -> RunOutcome:
+    """One CMake process under the launcher, in `work`, with the reduced environment."""
+    args = [*launcher_prefix(), *args]
     start = time.monotonic()
     if RUNS.stopping:
         return RunOutcome(None, "", "", 0.0)

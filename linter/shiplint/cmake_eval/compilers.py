@@ -1,0 +1,213 @@
+"""The probe's compiler detection, done once per CMake and host toolchain, then reused.
+
+Enabling C and CXX (see languages.py) makes every configure run identify both
+compilers, their ABI and features: about half a second of compiling per run, the
+largest part of an evaluation. CMake itself skips that work in a build tree it
+has configured before: it loads `CMakeFiles/<version>/CMake<LANG>Compiler.cmake`
+and `CMakeSystem.cmake` when the cache says the platform is initialised. So the
+first run for a (CMake, platform, toolchain) detects in a tiny project of its own
+(nothing of the package is in it, so nothing of one package's evaluation leaks
+into another's), and the files and cache entries it produced are kept in the
+user cache directory. Every later probe starts from a copy of them, as from a
+build tree that detected once.
+
+A kept detection is trusted only while the toolchain is the one it saw: every
+absolute path it names (compiler, linker, archiver...) must still have the same
+target, size, modification time and inode, and every compiler name CMake looks up
+must still resolve to the same file on PATH. Anything else is a miss and is
+detected again. Entries are written to a temporary file and renamed into place,
+so concurrent runs read a whole entry or none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from shiplint.cmake_eval.cmake_binary import CMakeBinary
+
+_FORMAT = 1
+# Every name CMake's compiler lookup tries for C and CXX (CMakeDetermine{C,CXX}Compiler),
+# plus languages.py's. Checking more names than CMake would pick from only makes the
+# cache more cautious: installing any of them counts as a changed toolchain.
+_LOOKED_UP = (
+    "cc", "gcc", "cl", "bcc", "xlc", "icx", "clang",
+    "c++", "CC", "g++", "aCC", "xlC", "icpx", "clang++",
+)  # fmt: skip
+_PLATFORM_FILES = re.compile(r"CMake(System|\w+Compiler)\.cmake")
+_ABSOLUTE = re.compile(r'"(/[^"\n]+)"|=(/[^\n]+)$', re.MULTILINE)
+# Only the platform information: no project, no package, no path of the run.
+_DETECT_PROJECT = "cmake_minimum_required(VERSION 3.21)\nproject(shiplint_probe {languages})\n"
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What one detection produced: the version directory's files and the cache entries."""
+
+    version_dir: str
+    files: dict[str, str]
+    cache: str
+
+
+def cache_root() -> Path:
+    """`$XDG_CACHE_HOME/shiplint` (default `~/.cache/shiplint`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "shiplint"
+
+
+def entry_path(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str]) -> Path:
+    """Where the detection for this CMake, these platform arguments and languages is kept."""
+    binary = os.stat(cmake.path)
+    uname = os.uname() if hasattr(os, "uname") else None
+    key = json.dumps(
+        [
+            _FORMAT,
+            os.path.realpath(cmake.path),
+            [binary.st_size, binary.st_mtime_ns, binary.st_ino],
+            cmake.version_text,
+            list(arguments),
+            list(languages),
+            os.environ.get("PATH", ""),
+            # CMakeSystem.cmake records the host's kernel release.
+            [uname.release, uname.machine] if uname else [],
+        ]
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return cache_root() / "cmake-compilers" / f"{digest}.json"
+
+
+def load(path: Path) -> Detection | None:
+    """The kept detection at `path`, or None when there is none or its toolchain changed."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
+        return None
+    try:
+        detection = Detection(entry["version_dir"], dict(entry["files"]), entry["cache"])
+        tools, lookup = entry["tools"], entry["lookup"]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if tools != _fingerprints(tools) or lookup != _lookup():
+        return None
+    return detection
+
+
+def store(path: Path, detection: Detection) -> None:
+    """Keep `detection`, whole or not at all; a cache that cannot be written is no error."""
+    texts = [*detection.files.values(), detection.cache]
+    # The tools the detection found (compiler, linker, archiver...): files, not directories.
+    found = {m[0] or m[1] for text in texts for m in _ABSOLUTE.findall(text)}
+    named = sorted(name for name in found if os.path.isfile(name))
+    entry: dict[str, Any] = {
+        "format": _FORMAT,
+        "version_dir": detection.version_dir,
+        "files": detection.files,
+        "cache": detection.cache,
+        "tools": _fingerprints(named),
+        "lookup": _lookup(),
+    }
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(entry, out)
+            os.replace(temporary, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def detection_project(directory: Path, languages: Sequence[str]) -> Path:
+    """A project that only enables `languages`; returns its source directory."""
+    source = directory / "src"
+    source.mkdir(parents=True, exist_ok=True)
+    text = _DETECT_PROJECT.format(languages=" ".join(languages))
+    (source / "CMakeLists.txt").write_text(text, encoding="utf-8")
+    return source
+
+
+def harvest(build: Path, run_directory: Path) -> Detection | None:
+    """What a detection run left in `build`, without anything naming `run_directory`
+    (its paths differ in every run); None when the run left no platform files."""
+    files_dir = build / "CMakeFiles"
+    try:
+        candidates = [d for d in files_dir.iterdir() if (d / "CMakeSystem.cmake").is_file()]
+        cache_lines = (build / "CMakeCache.txt").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(candidates) != 1:
+        return None
+    version_dir = candidates[0]
+    try:
+        files = {
+            f.name: f.read_text(encoding="utf-8")
+            for f in version_dir.iterdir()
+            if _PLATFORM_FILES.fullmatch(f.name) and f.is_file()
+        }
+    except (OSError, UnicodeDecodeError):
+        return None
+    marker = str(run_directory)
+    if any(marker in text for text in files.values()):
+        return None
+    return Detection(version_dir.name, files, _cache_without(cache_lines, marker))
+
+
+def _cache_without(lines: list[str], marker: str) -> str:
+    """CMakeCache.txt without the entries (and their `//` help lines) naming `marker`:
+    a help line must be followed by its entry, or CMake refuses the file."""
+    kept: list[str] = []
+    help_lines: list[str] = []
+    for line in lines:
+        if line.startswith("//"):
+            help_lines.append(line)
+            continue
+        if marker not in line:
+            kept += help_lines
+            kept.append(line)
+        help_lines = []
+    return "\n".join(kept) + "\n"
+
+
+def seed(build: Path, detection: Detection) -> None:
+    """Lay `detection` out in a fresh build tree, as CMake left it after detecting."""
+    version_dir = build / "CMakeFiles" / detection.version_dir
+    version_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in detection.files.items():
+        (version_dir / name).write_text(text, encoding="utf-8")
+    (build / "CMakeCache.txt").write_text(detection.cache, encoding="utf-8")
+
+
+def _fingerprints(paths: Sequence[str] | dict[str, object]) -> dict[str, object]:
+    """Per path: its final target, size, modification time and inode (None: no file)."""
+    out: dict[str, object] = {}
+    for path in paths:
+        try:
+            real = os.path.realpath(path)
+            info = os.stat(real)
+        except (OSError, ValueError):
+            out[path] = None
+            continue
+        out[path] = [real, info.st_size, info.st_mtime_ns, info.st_ino]
+    return out
+
+
+def _lookup() -> dict[str, object]:
+    """Each compiler name CMake may look up, as found on PATH now (its fingerprint)."""
+    path = os.environ.get("PATH", "")
+    out: dict[str, object] = {}
+    for name in _LOOKED_UP:
+        hit = shutil.which(name, path=path)
+        out[name] = None if hit is None else _fingerprints([hit])[hit]
+    return out
