@@ -15,26 +15,24 @@ A kept detection is trusted only while the toolchain is the one it saw: every
 absolute path it names (compiler, linker, archiver...) must still have the same
 target, size, modification time and inode, and every compiler name CMake looks up
 must still resolve to the same file on PATH. Anything else is a miss and is
-detected again. Entries are written to a temporary file and renamed into place,
-so concurrent runs read a whole entry or none.
+detected again. Entries live in the user cache (`shiplint.cache`: written whole
+or not at all, checked against their digest when read).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from shiplint import cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 
+_KIND = "cmake-compilers"
 _FORMAT = 1
 # Every name CMake's compiler lookup tries for C and CXX (CMakeDetermine{C,CXX}Compiler),
 # plus languages.py's. Checking more names than CMake would pick from only makes the
@@ -58,17 +56,11 @@ class Detection:
     cache: str
 
 
-def cache_root() -> Path:
-    """`$XDG_CACHE_HOME/shiplint` (default `~/.cache/shiplint`)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    return Path(base) / "shiplint"
-
-
-def entry_path(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str]) -> Path:
-    """Where the detection for this CMake, these platform arguments and languages is kept."""
+def entry_key(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str]) -> str:
+    """The user-cache name of the detection for this CMake, platform arguments and languages."""
     binary = os.stat(cmake.path)
     uname = os.uname() if hasattr(os, "uname") else None
-    key = json.dumps(
+    decided_by = json.dumps(
         [
             _FORMAT,
             os.path.realpath(cmake.path),
@@ -81,52 +73,39 @@ def entry_path(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence
             [uname.release, uname.machine] if uname else [],
         ]
     )
-    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    return cache_root() / "cmake-compilers" / f"{digest}.json"
+    return cache.key(decided_by.encode())
 
 
-def load(path: Path) -> Detection | None:
-    """The kept detection at `path`, or None when there is none or its toolchain changed."""
-    try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(entry, dict) or entry.get("format") != _FORMAT:
+def load(key: str) -> Detection | None:
+    """The kept detection under `key`, or None when there is none or its toolchain changed."""
+    payload = cache.read(_KIND, key)
+    if payload is None:
         return None
     try:
+        entry = json.loads(payload)
         detection = Detection(entry["version_dir"], dict(entry["files"]), entry["cache"])
         tools, lookup = entry["tools"], entry["lookup"]
-    except (KeyError, TypeError, ValueError):
+    except (ValueError, KeyError, TypeError):
         return None
-    if tools != _fingerprints(tools) or lookup != _lookup():
+    if not isinstance(tools, dict) or tools != _fingerprints(tools) or lookup != _lookup():
         return None
     return detection
 
 
-def store(path: Path, detection: Detection) -> None:
-    """Keep `detection`, whole or not at all; a cache that cannot be written is no error."""
+def store(key: str, detection: Detection) -> None:
+    """Keep `detection` with the fingerprints of the toolchain it saw."""
     texts = [*detection.files.values(), detection.cache]
     # The tools the detection found (compiler, linker, archiver...): files, not directories.
     found = {m[0] or m[1] for text in texts for m in _ABSOLUTE.findall(text)}
     named = sorted(name for name in found if os.path.isfile(name))
-    entry: dict[str, Any] = {
-        "format": _FORMAT,
+    entry = {
         "version_dir": detection.version_dir,
         "files": detection.files,
         "cache": detection.cache,
         "tools": _fingerprints(named),
         "lookup": _lookup(),
     }
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(entry, out)
-            os.replace(temporary, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+    cache.write(_KIND, key, json.dumps(entry).encode())
 
 
 def detection_project(directory: Path, languages: Sequence[str]) -> Path:

@@ -183,8 +183,8 @@ def _detection(
 ) -> tuple[float, compilers.Detection | None] | RunOutcome:
     """The kept detection, else one made now (and kept) with the seconds it took; a run
     that failed leaves None, and the probe then detects (and reports) as CMake does."""
-    entry = compilers.entry_path(cmake, arguments, languages)
-    kept = compilers.load(entry)
+    key = compilers.entry_key(cmake, arguments, languages)
+    kept = compilers.load(key)
     if kept is not None:
         return 0.0, kept
     directory = work / "detect"
@@ -195,7 +195,7 @@ def _detection(
         return outcome
     made = compilers.harvest(build, work) if outcome.returncode == 0 else None
     if made is not None:
-        compilers.store(entry, made)
+        compilers.store(key, made)
     return outcome.seconds, made
 
 
