@@ -168,6 +168,9 @@ def undeclared_shared_object(manifest: Manifest, model: Inventory) -> Iterator[F
 def not_a_shared_library(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL303: a manifest library's file is a static archive, object or executable."""
     for library, _placed, binary in _placed_binaries(manifest, model):
+        if library.static:
+            yield from _not_a_static_archive(manifest, model, library, binary)
+            continue
         linkable = library.kind.linkable
         if binary.file_type in (_LINKABLE if linkable else _LOADABLE):
             continue
@@ -189,6 +192,27 @@ def not_a_shared_library(manifest: Manifest, model: Inventory) -> Iterator[Findi
                 "loses its static initializers unless every consumer links it whole-archive."
             ),
         )
+
+
+def _not_a_static_archive(
+    manifest: Manifest, model: Inventory, library: Library, binary: BinaryRecord
+) -> Iterator[Finding]:
+    """The other direction: a library the manifest declares static is not an archive."""
+    if binary.file_type is FileType.STATIC_ARCHIVE:
+        return
+    yield Finding(
+        message=(
+            f"the file of the {library.kind.value} library {library.name} is "
+            f"{_article(binary.file_type.value)} {binary.file_type.value}, not the static "
+            "archive the manifest declares (type: static)"
+        ),
+        location=model.location(binary.name),
+        subject=_subject(manifest, model, library.name),
+        hint=(
+            "Ship the static archive (build the target as STATIC), or declare the "
+            "library `type: shared` in the manifest if it is meant to be shared."
+        ),
+    )
 
 
 # ------------------------------------------------------------------ SL304

@@ -25,7 +25,7 @@ from shiplint.cmake_eval.model import (
     RouteCoverage,
 )
 from shiplint.diagnostics import Finding, Subject
-from shiplint.manifest.model import Aggregate, Manifest
+from shiplint.manifest.model import Aggregate, LibraryType, Manifest
 from shiplint.plural import counted, noun
 from shiplint.rule import Rule
 
@@ -307,6 +307,59 @@ def imported_location_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iter
             ),
             hint=f"Point {target.name} at {expected}, or correct the manifest's library for "
             f"{target.component}.",
+        )
+
+
+# --- SL121 ----------------------------------------------------------------------
+
+# The imported target types a library of each type may have; UNKNOWN_LIBRARY lets CMake
+# work the type out from the file, which is right for either.
+_TARGET_TYPES = {
+    LibraryType.SHARED: ("SHARED_LIBRARY", "UNKNOWN_LIBRARY"),
+    LibraryType.STATIC: ("STATIC_LIBRARY", "UNKNOWN_LIBRARY"),
+}
+
+
+def _published_targets(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[ImportedTarget]:
+    """Every target the evaluation saw: the plain find_package's, then the ones only a
+    component's own request published."""
+    seen = set()
+    for target in ev.targets:
+        seen.add(target.name)
+        yield target
+    for request in ev.requests:
+        known = manifest.component(request.component)
+        if known is None or not known.only_on_request:
+            continue
+        for target in request.targets:
+            if target.name not in seen:
+                seen.add(target.name)
+                yield target
+
+
+def imported_target_type_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not _usable(ev):
+        return
+    for target in _published_targets(manifest, ev):
+        if target.component is None or not target.type.endswith("_LIBRARY"):
+            continue
+        owner = manifest.owner_of(target.component)
+        if owner is None or target.type == "INTERFACE_LIBRARY":
+            continue  # header-only components and their INTERFACE targets: SL107
+        allowed = _TARGET_TYPES[owner.type]
+        if target.type in allowed:
+            continue
+        yield Finding(
+            message=f"{target.name} is a {target.type} IMPORTED target on {_on(ev)}, but the "
+            f"manifest declares {owner.name}, the library of {target.component}, "
+            f"{owner.type.value} (a {allowed[0]} target)",
+            location=ev.config,
+            subject=_subject(
+                ev, component=target.component, target=target.name, library=owner.name
+            ),
+            hint=f"Declare {target.name} as add_library({target.name} "
+            f"{owner.type.value.upper()} IMPORTED), or correct the library's `type` in the "
+            "manifest.",
         )
 
 
@@ -750,4 +803,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL118", ConfigEvaluation, aggregate_entry_names_no_component),
     Rule("SL119", ConfigEvaluation, required_request_answered_differently),
     Rule("SL120", ConfigEvaluation, request_set_incomplete),
+    Rule("SL121", ConfigEvaluation, imported_target_type_mismatch),
 )

@@ -44,6 +44,13 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                 )
             else:
                 owners[comp] = i
+        if lib.get("type") == "static" and lib["kind"] in ("plugin", "python-extension"):
+            # Both are loaded at run time by name; an archive cannot be.
+            report(
+                ("libraries", i, "type"),
+                f"library {lib['name']!r} is a {lib['kind']} and static: a static archive "
+                "cannot be loaded at run time",
+            )
         for field in ("depends_on", "must_not_depend_on"):
             for j, other in enumerate(lib.get(field, [])):
                 if other not in library_names:

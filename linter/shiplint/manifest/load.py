@@ -21,6 +21,7 @@ from shiplint.manifest.model import (
     Externals,
     Library,
     LibraryKind,
+    LibraryType,
     Manifest,
     Ownership,
     PackagingCall,
@@ -254,4 +255,5 @@ def _library(raw: dict[str, Any], mark: Location) -> Library:
         depends_on=tuple(raw.get("depends_on", ())),
         must_not_depend_on=tuple(raw.get("must_not_depend_on", ())),
         mark=mark,
+        type=LibraryType(raw.get("type", "shared")),
     )

@@ -34,6 +34,14 @@ class LibraryKind(enum.Enum):
         return self in (LibraryKind.RUNTIME, LibraryKind.COMPONENT, LibraryKind.BUNDLED)
 
 
+class LibraryType(enum.Enum):
+    """What the library's file is: what the linker does with it."""
+
+    SHARED = "shared"
+    # A static archive linked into the consumer: no SONAME, nothing to load at run time.
+    STATIC = "static"
+
+
 @dataclass(frozen=True)
 class Placement:
     """Where a library lands on the platforms a selector matches."""
@@ -68,6 +76,11 @@ class Library:
     depends_on: tuple[str, ...]
     must_not_depend_on: tuple[str, ...]
     mark: Location = NO_MARK
+    type: LibraryType = LibraryType.SHARED
+
+    @property
+    def static(self) -> bool:
+        return self.type is LibraryType.STATIC
 
     def placement_for(self, platform: Platform) -> Placement | None:
         """The most specific placement whose selector matches `platform`."""
@@ -81,7 +94,11 @@ class Library:
         placement = self.placement_for(platform)
         if placement is None:
             return None
-        return placement.file or default_file_name(self.output_name, platform)
+        if placement.file:
+            return placement.file
+        if self.static:
+            return static_file_name(self.output_name, platform)
+        return default_file_name(self.output_name, platform)
 
     def matches_file(self, platform: Platform, file_name: str) -> bool:
         pattern = self.file_pattern(platform)
@@ -103,6 +120,10 @@ class Library:
             and "/" not in name[len(prefix) :]
             and fnmatchcase(name[len(prefix) :], pattern)
         )
+
+
+def static_file_name(base: str, platform: Platform) -> str:
+    return f"{base}.lib" if platform.os == "windows" else f"lib{base}.a"
 
 
 def default_file_name(base: str, platform: Platform) -> str:
