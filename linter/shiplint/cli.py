@@ -234,8 +234,7 @@ def _split_codes(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from shiplint.artifacts.archive import ArtifactError
-    from shiplint.artifacts.inputs import artifact_inputs
+    from shiplint.artifacts.kinds import ArtifactError
     from shiplint.report import FORMATS
 
     if args.format not in FORMATS:
@@ -251,10 +250,15 @@ def _check(args: argparse.Namespace) -> int:
     root: Path = args.root
     if not root.is_dir():
         return _usage_error(f"--root {root}: not a directory")
-    try:
-        artifacts = artifact_inputs(args.artifacts)
-    except ArtifactError as exc:
-        return _usage_error(str(exc))
+    artifacts: tuple[Path, ...] = ()
+    if args.artifacts:
+        # The archive readers load only for a run given artifacts: a hook's start-up.
+        from shiplint.artifacts.inputs import artifact_inputs
+
+        try:
+            artifacts = artifact_inputs(args.artifacts)
+        except ArtifactError as exc:
+            return _usage_error(str(exc))
     if args.no_sources and not artifacts:
         return _usage_error("nothing to check: --no-sources and no ARTIFACT given")
     return _check_in(args, root, artifacts)
@@ -262,7 +266,6 @@ def _check(args: argparse.Namespace) -> int:
 
 def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...]) -> int:
     from shiplint.areas import Input, plan
-    from shiplint.artifacts.worker import WorkerReader
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
     from shiplint.registry import RULES
@@ -302,10 +305,12 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     # lief parses binaries in a worker process (a crash there costs one file, not the
     # run), started only when a selected rule reads binaries, and before the manifest
     # is read so its start-up overlaps that.
-    reads_binaries = run.reads(Input.BINARIES)
-    if reads_binaries:
-        progress.step("starting the binary reader (lief, in a worker process)")
-    with WorkerReader() if reads_binaries else contextlib.nullcontext() as reader:
+    if not run.reads(Input.BINARIES):
+        return _check_with(args, request, manifest_path, config.fail_on, progress, None)
+    from shiplint.artifacts.worker import WorkerReader
+
+    progress.step("starting the binary reader (lief, in a worker process)")
+    with WorkerReader() as reader:
         return _check_with(args, request, manifest_path, config.fail_on, progress, reader)
 
 
@@ -317,7 +322,7 @@ def _check_with(
     progress: Progress,
     reader: BinaryReader | None,
 ) -> int:
-    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.artifacts.kinds import ArtifactError
     from shiplint.engine import lint
     from shiplint.manifest.load import load_manifest
     from shiplint.pipeline import collect_models

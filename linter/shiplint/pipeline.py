@@ -11,7 +11,6 @@ sources-only run never starts CMake.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from shiplint.areas import (
@@ -91,7 +90,7 @@ def _config_source_models(
     walk is the sources area's when the run has one, so the sources are read once)."""
     if manifest.cmake.config_source is None:
         return []
-    from shiplint.cmake_eval import evaluate_source
+    from shiplint.cmake_eval.evaluate import evaluate_source
     from shiplint.sources.interpret import walk_project
 
     if project is None:
@@ -156,6 +155,8 @@ def _areas_of_one_artifact(
 ) -> list[Model]:
     models: list[Model] = []
     inventory: Inventory | None = None
+    from concurrent.futures import ThreadPoolExecutor
+
     # The config evaluation waits on CMake processes: run it beside the binary
     # reading, which keeps this process busy, instead of after it.
     with ThreadPoolExecutor(max_workers=1) as background:
@@ -192,7 +193,7 @@ def _config_artifact_models(
     tree: Tree, listing: Listing, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[ConfigModel]:
     """The installed config evaluated with each CMake, as the artifact's platform."""
-    from shiplint.cmake_eval import evaluate_artifact
+    from shiplint.cmake_eval.evaluate import evaluate_artifact
 
     progress.step(
         f"evaluating the CMake config of {tree.label} with {counted(len(request.cmake), 'CMake')}"

@@ -15,7 +15,6 @@ cannot be read raises `MemberError` (the collector turns it into a model fact).
 
 from __future__ import annotations
 
-import enum
 import lzma
 import os
 import stat
@@ -25,11 +24,15 @@ import zipfile
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import IO
 
+# Re-exported: the readers and their callers name them from here.
+from shiplint.artifacts.kinds import ArtifactError as ArtifactError
+from shiplint.artifacts.kinds import ArtifactKind as ArtifactKind
+from shiplint.artifacts.kinds import MemberError as MemberError
+from shiplint.artifacts.kinds import Rejected as Rejected
 from shiplint.artifacts.paths import join_within
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, platform_from_wheel_tag
@@ -70,40 +73,6 @@ _READ_ERRORS = (
     NotImplementedError,
     ValueError,
 )
-
-
-class ArtifactKind(enum.Enum):
-    WHEEL = "wheel"
-    ZIP = "zip"
-    TAR = "tar"
-    # An install tree: a directory holding the package as it would be installed.
-    DIRECTORY = "directory"
-
-
-class ArtifactError(Exception):
-    """The artifact as a whole cannot be read. `path` is the artifact's path."""
-
-    def __init__(self, path: Path | str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = str(path)
-        self.reason = reason
-
-
-class MemberError(ArtifactError):
-    """One member cannot be read (too large, corrupt, encrypted). `member` names it."""
-
-    def __init__(self, path: Path | str, member: str, reason: str) -> None:
-        super().__init__(Location(str(path), member=member).file, reason)
-        self.artifact = str(path)
-        self.member = member
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """An entry not listed as a file, and why (a hostile path, an escaping link...)."""
-
-    member: str
-    reason: str
 
 
 def normalise_member(raw: str) -> str | None:

@@ -9,8 +9,6 @@ serves every format: the one in the C++ runtime library the host already has
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +40,11 @@ _SPECIAL = tuple(
 
 @functools.cache
 def _demangler() -> _Demangler | None:
+    # ctypes is imported on the first demangled name: the records and rules that hold
+    # this module are imported by runs that never demangle (a sources-only hook).
+    import ctypes
+    import ctypes.util
+
     # find_library runs ldconfig or the compiler: only ask when the usual soname fails.
     candidates: tuple[Callable[[], str | None], ...] = (
         lambda: "libstdc++.so.6",
@@ -72,6 +75,8 @@ def _demangler() -> _Demangler | None:
 
 
 def _bind(function: Any, free: Any) -> _Demangler:
+    import ctypes
+
     # ctypes function pointers have no public static type.
     def demangle(mangled: bytes) -> str | None:
         status = ctypes.c_int()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from shiplint.artifacts.archive import ArtifactKind, Rejected
+from shiplint.artifacts.kinds import ArtifactKind, Rejected
 from shiplint.artifacts.placement import LibraryFile
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform

@@ -13,18 +13,23 @@ import enum
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 # ArtifactKind is re-exported: the rules read it from the model.
-from shiplint.artifacts.archive import ArtifactKind as ArtifactKind
-from shiplint.artifacts.archive import Rejected
-from shiplint.artifacts.import_library import ImportLibrary
+from shiplint.artifacts.kinds import ArtifactKind as ArtifactKind
+from shiplint.artifacts.kinds import Rejected
 from shiplint.artifacts.listing import Listing
-from shiplint.artifacts.metadata import WheelMetadata
 from shiplint.artifacts.placement import LibraryFile, is_shared_object_name, matches_any_library
-from shiplint.artifacts.records import BinaryRecord
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
+
+if TYPE_CHECKING:
+    # Types of fields only: importing their readers (archive formats, packaging, ctypes)
+    # would cost every run that builds no inventory, a sources-only hook above all.
+    from shiplint.artifacts.import_library import ImportLibrary
+    from shiplint.artifacts.metadata import WheelMetadata
+    from shiplint.artifacts.records import BinaryRecord
 
 __all__ = ["ArtifactKind", "Inventory", "LibraryFile", "Listing", "Unreadable"]
 

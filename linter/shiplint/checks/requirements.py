@@ -13,17 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
-from typing import Any
-
-from packaging.markers import default_environment
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.tags import Tag
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from typing import TYPE_CHECKING, Any
 
 from shiplint.artifacts.model import Inventory, Resolution
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule
+
+if TYPE_CHECKING:
+    from packaging.tags import Tag
+
+# packaging is imported where a wheel's requirements are judged: the registry imports this
+# module on every run, and packaging's markers and metadata cost a sources-only run.
 
 _SHOWN = 3
 _OS = (
@@ -84,6 +85,9 @@ def provider_not_required(manifest: Manifest, model: Inventory) -> Iterator[Find
 def _required(
     requirements: tuple[str, ...], distribution: str, environments: list[dict[str, str]]
 ) -> bool:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     wanted = canonicalize_name(distribution)
     for text in requirements:
         try:
@@ -100,6 +104,8 @@ def _required(
 
 def _environments(label: str) -> list[dict[str, str]]:
     """The marker environment each tag of the wheel implies."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
     try:
         tags = parse_wheel_filename(label)[3]
     except InvalidWheelFilename:
@@ -108,6 +114,8 @@ def _environments(label: str) -> list[dict[str, str]]:
 
 
 def _default() -> dict[str, str]:
+    from packaging.markers import default_environment
+
     return {key: str(value) for key, value in default_environment().items()}
 
 
