@@ -34,7 +34,6 @@ from shiplint.sources.cmake_parse import (
     Loop,
     ParsedFile,
     Statement,
-    parse_cmake,
 )
 from shiplint.sources.conditions import decide_guard, evaluate
 from shiplint.sources.model import (
@@ -47,6 +46,7 @@ from shiplint.sources.model import (
     TargetDef,
     Unreadable,
 )
+from shiplint.sources.parse_cache import parse_cached
 from shiplint.sources.scope import Frame
 from shiplint.sources.targets import TargetCommands
 from shiplint.sources.values import (
@@ -123,7 +123,7 @@ class _Walk(TargetCommands):
         except Refused as exc:
             self.unreadable.append(Unreadable(at, f"cannot read {self.rel(path)}: {exc}"))
             return None
-        parsed = parse_cmake(source)
+        parsed = parse_cached(source)
         for error in parsed.errors:
             where = Location(self.rel(path), error.line, error.column)
             self.unreadable.append(Unreadable(where, error.reason))
