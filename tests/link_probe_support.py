@@ -31,6 +31,13 @@ LIBRARIES = {
     "probepkg_extra": "extra.cpp",
 }
 REGISTRATION_ONLY = ("kernels", "extra")
+# The registry's API, which the manifest's registry listing calls.
+HEADER = """#pragma once
+namespace probepkg {
+int registered_count();
+const char* registered_name(int index);
+}  // namespace probepkg
+"""
 
 
 def compile_libraries(out: Path) -> Path:
@@ -61,7 +68,7 @@ def make_package(libraries: Path, dest: Path, config_text: str | None = None) ->
     text = config_text if config_text is not None else CONFIG.read_text(encoding="utf-8")
     (root / "share" / "cmake" / "probepkg-config.cmake").write_text(text, encoding="utf-8")
     (root / "include").mkdir()
-    (root / "include" / "probepkg.h").write_text("int probepkg_registered_count();\n")
+    (root / "include" / "probepkg.h").write_text(HEADER, encoding="utf-8")
     return dest
 
 

@@ -19,7 +19,7 @@ from shiplint.artifacts.inventory import read_inventory
 from shiplint.cli import main
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.link_probe.model import ConsumerBuild, ConsumerKind
+from shiplint.link_probe.model import ConsumerBuild, ConsumerKind, RunSite
 from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 from shiplint.manifest.model import Manifest
 from shiplint.registry import RULES
@@ -112,17 +112,81 @@ def test_good_package_keeps_what_was_asked_for_and_nothing_else(good: list[objec
         aggregate = found[(version, "aggregate:PROBEPKG_LIBRARIES")]
         assert "libprobepkg_kernels.so" in aggregate.needed
         assert "libprobepkg_extra.so" not in aggregate.needed
-        assert found[(version, "variable:PROBEPKG_EXTRA_LIBRARY")].libraries == ("probepkg_extra",)
+        # On the new route the registry listing links the runtime beside it.
+        listed = ("probepkg",) if version == "4.4.5" else ()
+        variable = found[(version, "variable:PROBEPKG_EXTRA_LIBRARY")]
+        assert variable.libraries == ("probepkg_extra", *listed)
     assert "probepkg_kernels" in found[("4.4.5", "target:kernels")].libraries
     assert "probepkg_extra" in found[("4.4.5", "target:extra")].libraries
 
 
-def test_good_package_reports_only_what_the_old_route_cannot_name(good: list[object]) -> None:
-    (diag,) = diagnose(good)
-    assert diag.code == "SL506"
-    assert diag.subject.cmake_version == "3.24.3"
-    assert "runtime, kernels" in diag.message
-    assert diag.location.member == "probepkg/share/cmake/probepkg-config.cmake"
+def test_good_package_reports_only_what_the_old_route_cannot_do(good: list[object]) -> None:
+    diags = diagnose(good)
+    assert {d.subject.cmake_version for d in diags} == {"3.24.3"}
+    assert {d.location.member for d in diags} == {"probepkg/share/cmake/probepkg-config.cmake"}
+    not_probed = sorted(d.message for d in diags if d.code == "SL506")
+    assert len(not_probed) == 2
+    assert "no-listing-on-route" in not_probed[0]
+    assert "runtime, kernels" in not_probed[1]
+    # Absolute run paths only on that route: both consumers run in place, neither deployed.
+    relocation = {d.subject.variable: d.message for d in diags if d.code == "SL511"}
+    assert sorted(relocation) == ["PROBEPKG_EXTRA_LIBRARY", "PROBEPKG_LIBRARIES"]
+    for message in relocation.values():
+        assert "cannot open shared object file" in message
+        assert "its RUNPATH is [<probe>/package/probepkg/lib]" in message
+        assert "none of its RUNPATH entries is relative to the binary" in message
+    assert len(diags) == 4
+
+
+def test_good_package_consumers_run_in_place_and_deployed_on_the_new_route(
+    good: list[object],
+) -> None:
+    for (version, _), build in builds(good).items():
+        assert [r.site for r in build.runs] == [RunSite.IN_PLACE, RunSite.DEPLOYED]
+        assert build.runs[0].ok
+        assert build.runs[1].ok == (version == "4.4.5")
+        assert ("$ORIGIN" in build.runpath) == (version == "4.4.5")
+
+
+def test_good_package_consumers_see_exactly_the_registrations_they_asked_for(
+    good: list[object],
+) -> None:
+    seen = {key: b.registered for (v, key), b in builds(good).items() if v == "4.4.5"}
+    assert seen == {
+        "target:runtime": (),
+        "target:kernels": ("kern::a", "kern::b"),
+        "target:extra": ("extra::x",),
+        "variable:PROBEPKG_EXTRA_LIBRARY": ("extra::x",),
+        "aggregate:PROBEPKG_LIBRARIES": ("kern::a", "kern::b"),
+    }
+    # The old route has no imported target to compile the listing with (said by SL506).
+    assert {b.registered for (v, _), b in builds(good).items() if v == "3.24.3"} == {None}
+
+
+def test_a_library_the_linker_cannot_find_at_run_time_is_reported(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    # The wrapped path alone: a linker flag to CMake, so no run path is recorded for it.
+    unrecorded = GOOD.replace('\n      "-Wl,-rpath,${_probepkg_lib}")', ")")
+    assert unrecorded != GOOD
+    artifact = package(tmp_path, libraries, unrecorded)
+    diags = diagnose(probe(artifact, cmakes[:1], only={"variable:PROBEPKG_EXTRA_LIBRARY"}))
+    (diag,) = [d for d in diags if d.code in ("SL510", "SL511")]
+    assert diag.code == "SL510"
+    assert "links but does not run where it was built (exited with status 127)" in diag.message
+    assert "libprobepkg_extra.so: cannot open shared object file" in diag.message
+    assert diag.message.endswith("its RUNPATH is []")
+
+
+def test_registrations_a_consumer_did_not_ask_for_are_reported(
+    tmp_path: Path, libraries: Path, cmakes: tuple[str, ...]
+) -> None:
+    artifact = package(tmp_path, libraries, with_opt_in_in_aggregate(GOOD))
+    diags = diagnose(probe(artifact, cmakes[1:], only={"aggregate:PROBEPKG_LIBRARIES"}))
+    (diag,) = [d for d in diags if d.code == "SL512"]
+    assert "sees 1 operator of extra registered (extra::x)" in diag.message
+    assert "it did not ask for extra" in diag.message
+    assert (diag.subject.library, diag.subject.variable) == ("probepkg_extra", "PROBEPKG_LIBRARIES")
 
 
 def test_removing_retention_is_reported_for_every_registration_only_component(
@@ -139,6 +203,14 @@ def test_removing_retention_is_reported_for_every_registration_only_component(
     named = {(d.subject.cmake_version, d.subject.component) for d in diags if d.code == "SL501"}
     assert named == {("3.24.3", "extra"), ("4.4.5", "kernels"), ("4.4.5", "extra")}
     assert not [d for d in diags if d.code in ("SL502", "SL504")]
+    # Running them shows the consequence: what they asked for is not registered.
+    unregistered = {(d.subject.component, d.subject.variable) for d in diags if d.code == "SL512"}
+    assert unregistered == {
+        ("kernels", None),
+        ("extra", None),
+        ("extra", "PROBEPKG_EXTRA_LIBRARY"),
+        ("kernels", "PROBEPKG_LIBRARIES"),
+    }
 
 
 def test_opt_in_in_the_aggregate_is_reported_on_both_routes(
@@ -180,7 +252,10 @@ def test_each_run_reads_the_artifact_afresh(
     assert diagnose(probe(artifact, cmakes[1:], only=only)) == []
     config = artifact / "probepkg" / "share" / "cmake" / "probepkg-config.cmake"
     config.write_text(strip_retention(GOOD), encoding="utf-8")
-    assert [d.code for d in diagnose(probe(artifact, cmakes[1:], only=only))] == ["SL501"]
+    assert [d.code for d in diagnose(probe(artifact, cmakes[1:], only=only))] == [
+        "SL501",
+        "SL512",
+    ]
 
 
 def test_nothing_is_left_behind(
@@ -259,7 +334,7 @@ def test_cli_runs_the_probe_only_when_asked(
     assert json.loads(capsys.readouterr().out)["diagnostics"] == []
     assert main([*argv, "--link-probe"]) == 1
     codes = {d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]}
-    assert codes == {"SL501", "SL503", "SL506"}
+    assert codes == {"SL501", "SL503", "SL506", "SL512"}
 
 
 def test_a_hung_configure_is_stopped_at_the_time_limit(
@@ -289,4 +364,7 @@ def test_the_callers_build_environment_does_not_reach_the_consumer(
     monkeypatch.setenv("CMAKE_PREFIX_PATH", str(tmp_path / "elsewhere"))
     artifact = package(tmp_path / "artifact", libraries, strip_retention(GOOD))
     diags = diagnose(probe(artifact, cmakes[1:], only={"target:kernels"}))
-    assert [(d.code, d.subject.component) for d in diags] == [("SL501", "kernels")]
+    assert [(d.code, d.subject.component) for d in diags] == [
+        ("SL501", "kernels"),
+        ("SL512", "kernels"),
+    ]

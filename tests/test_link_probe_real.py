@@ -10,6 +10,7 @@ docs/findings/link_probe.md. Set SHIPLINT_UPDATE_GOLDEN=1 to rewrite the golden 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -98,10 +99,66 @@ def test_the_aggregate_carries_the_cpu_kernels_and_not_the_quantized(
     assert QUANTIZED not in aggregate
 
 
+def registered(models: list[object], namespace: str) -> dict[tuple[str, str], int | None]:
+    """Distinct operator names of `namespace` each consumer's run listed (None: not listed)."""
+    return {
+        (m.context.cmake_version, m.consumer.key): None
+        if m.registered is None
+        else len({n for n in m.registered if n.startswith(f"{namespace}::")})
+        for m in models
+        if isinstance(m, ConsumerBuild)
+    }
+
+
+def test_only_the_consumers_naming_the_quantized_kernels_see_their_19_operators(
+    linux_x86_64: list[object],
+) -> None:
+    seen = registered(linux_x86_64, "quantized_decomposed")
+    asking = {"target:kernels_quantized", "variable:EXECUTORCH_QUANTIZED_KERNELS_LIBRARY"}
+    for (version, key), count in seen.items():
+        if version == OLD_CMAKE_VERSION:
+            assert count is None  # no imported target to compile the listing with
+        else:
+            assert count == (19 if key in asking else 0), key
+    assert seen[(NEW_CMAKE_VERSION, "aggregate:EXECUTORCH_LIBRARIES")] == 0
+
+
+def test_consumers_run_deployed_on_the_targets_route_only(linux_x86_64: list[object]) -> None:
+    for model in linux_x86_64:
+        if not isinstance(model, ConsumerBuild):
+            continue
+        sites = {run.site.value: run.ok for run in model.runs}
+        if model.context.cmake_version == NEW_CMAKE_VERSION:
+            assert sites == {"in place": True, "deployed": True}, model.consumer.key
+            assert model.runpath[:2] == ("$ORIGIN", "$ORIGIN/../lib")
+        elif model.consumer.kind.value == "aggregate":
+            assert sites == {"in place": True, "deployed": False}
+        else:
+            # The wrapped path of the quantized kernels records no run path at all.
+            assert sites == {"in place": False}
+            assert model.runpath == ()
+
+
 def golden_text(models: list[object], diagnostics: list[Diagnostic]) -> str:
     lines = ["# diagnostics (--select SL5)", *render(diagnostics), "", "# consumers: NEEDED"]
     for (version, key), entries in sorted(needed(models).items()):
         lines.append(f"{version} {key}: {', '.join(entries)}")
+    lines += ["", "# consumers: runs (in place, deployed) and RUNPATH"]
+    for model in sorted(
+        (m for m in models if isinstance(m, ConsumerBuild)),
+        key=lambda m: (m.context.cmake_version, m.consumer.key),
+    ):
+        runs = ", ".join(f"{r.site.value}: {r.reason or 'ok'}" for r in model.runs)
+        runpath = ":".join(model.runpath)
+        lines.append(f"{model.context.cmake_version} {model.consumer.key}: {runs}; [{runpath}]")
+    lines += ["", "# consumers: distinct registered operators per namespace"]
+    for model in sorted(
+        (m for m in models if isinstance(m, ConsumerBuild) and m.registered is not None),
+        key=lambda m: (m.context.cmake_version, m.consumer.key),
+    ):
+        spaces = Counter(n.split("::", 1)[0] for n in set(model.registered or ()))
+        counts = ", ".join(f"{space} {count}" for space, count in sorted(spaces.items()))
+        lines.append(f"{model.context.cmake_version} {model.consumer.key}: {counts}")
     return "\n".join(lines) + "\n"
 
 

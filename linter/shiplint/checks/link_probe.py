@@ -10,6 +10,7 @@ presence of a library the consumer did not ask for is always a fact.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from shiplint.diagnostics import Finding, Subject
@@ -20,8 +21,10 @@ from shiplint.link_probe.model import (
     NotProbedReason,
     ProbeContext,
     ProbeUnavailable,
+    RunSite,
 )
 from shiplint.manifest.model import Aggregate, Library, Manifest
+from shiplint.plural import counted
 from shiplint.rule import Rule
 
 
@@ -179,6 +182,137 @@ def consumer_build_failed(manifest: Manifest, build: ConsumerBuild) -> Iterator[
     )
 
 
+def consumer_does_not_run(manifest: Manifest, build: ConsumerBuild) -> Iterator[Finding]:
+    """SL510: a consumer that linked does not run where it was built."""
+    run, context = build.run_at(RunSite.IN_PLACE), build.context
+    if build.failure or run is None or run.ok:
+        return
+    output = f": {run.tail}" if run.tail else ""
+    yield Finding(
+        message=(
+            f"{build.consumer.describe()} {_where(context)} links but does not run where it "
+            f"was built ({run.reason}){output}; its RUNPATH is {_listed(build.runpath)}"
+        ),
+        location=context.config,
+        subject=_consumer_subject(build),
+        hint=(
+            "Make the config record where the libraries are: a library the consumer links "
+            "through a linker flag (not a path or an imported target) gets no RUNPATH entry "
+            "from CMake, so publish it as a path or a target, or add its directory to the "
+            "link options as a run path."
+        ),
+    )
+
+
+def consumer_not_relocatable(manifest: Manifest, build: ConsumerBuild) -> Iterator[Finding]:
+    """SL511: a consumer runs in place but not deployed beside the package's libraries."""
+    here, there = build.run_at(RunSite.IN_PLACE), build.run_at(RunSite.DEPLOYED)
+    if build.failure or here is None or not here.ok or there is None or there.ok:
+        return
+    context = build.context
+    relative = [e for e in build.runpath if e.startswith(_RELATIVE_TOKENS)]
+    why = (
+        "none of its RUNPATH entries is relative to the binary"
+        if not relative
+        else f"its relative entries {_listed(relative)} did not find them"
+    )
+    output = f": {there.tail}" if there.tail else ""
+    yield Finding(
+        message=(
+            f"{build.consumer.describe()} {_where(context)} runs where it was built but not "
+            f"once deployed beside copies of the package's libraries with the package moved "
+            f"away ({there.reason}){output}; its RUNPATH is {_listed(build.runpath)}: {why}"
+        ),
+        location=context.config,
+        subject=_consumer_subject(build),
+        hint=(
+            "Publish a run path relative to the consumer ($ORIGIN on Linux, @loader_path on "
+            "macOS) in the imported targets' link options, so an application deployed with "
+            "the libraries beside it finds them without the package it was built against."
+        ),
+    )
+
+
+# Loader tokens that make a run path relative to the binary holding it.
+_RELATIVE_TOKENS = ("$ORIGIN", "${ORIGIN}", "@loader_path", "@executable_path")
+
+
+def _asked_components(manifest: Manifest, build: ConsumerBuild) -> set[str]:
+    """The components the consumer asked the package for."""
+    consumer = build.consumer
+    if consumer.kind is ConsumerKind.AGGREGATE:
+        aggregate = _aggregate(manifest, build)
+        return set(aggregate.carries.expected(manifest.components)) if aggregate else set()
+    return {consumer.component} if consumer.component else set()
+
+
+def registrations_differ(manifest: Manifest, build: ConsumerBuild) -> Iterator[Finding]:
+    """SL512: what a running consumer finds registered is not what it asked for."""
+    if build.failure or build.registered is None:
+        return
+    context = build.context
+    asked = _asked_components(manifest, build)
+    registered = set(build.registered)
+    for library in manifest.libraries:
+        spaces = library.owns.operator_namespaces
+        if not spaces or library.name not in context.libraries:
+            continue
+        seen = sorted(n for n in registered if n.split("::", 1)[0] in spaces)
+        wanted = [c for c in library.owns.components if c in asked]
+        expected = library.owns.operator_count
+        namespaces = ", ".join(spaces)
+        if wanted and (not seen or (expected is not None and len(seen) != expected)):
+            declared = f"the manifest declares {expected}" if expected is not None else ""
+            fact = f"sees {counted(len(seen), 'operator')} of {namespaces} registered"
+            problem = f"{fact}; {declared}" if declared else fact
+            why = (
+                f"it asked for {', '.join(wanted)}, which {context.file_of(library.name)} registers"
+            )
+        elif not wanted and seen:
+            problem = (
+                f"sees {counted(len(seen), 'operator')} of {namespaces} registered ({_first(seen)})"
+            )
+            why = (
+                f"it did not ask for {', '.join(library.owns.components)}, whose library "
+                f"{context.file_of(library.name)} registers them"
+            )
+        else:
+            continue
+        yield Finding(
+            message=f"{build.consumer.describe()} {_where(context)} {problem}: {why}",
+            location=context.config,
+            subject=replace(
+                _consumer_subject(build),
+                component=build.consumer.component or library.owns.components[0],
+                library=library.name,
+            ),
+            hint=(
+                "A consumer must register exactly the components it links: keep a "
+                "registration-only library on the link line of the consumers that name it "
+                "(retention), and out of every other target's and variable's link interface."
+            ),
+        )
+
+
+def _first(names: list[str], shown: int = 3) -> str:
+    more = f", … ({len(names) - shown} more)" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _listed(entries: tuple[str, ...] | list[str]) -> str:
+    return "[" + ", ".join(entries) + "]"
+
+
+def _consumer_subject(build: ConsumerBuild) -> Subject:
+    return Subject(
+        component=build.consumer.component,
+        variable=build.consumer.variable,
+        target=build.consumer.target,
+        cmake_version=build.context.cmake_version,
+        artifact=build.context.artifact,
+    )
+
+
 def probe_unavailable(manifest: Manifest, model: ProbeUnavailable) -> Iterator[Finding]:
     """SL505: the probe could not run at all for this artifact (or this CMake)."""
     yield Finding(
@@ -204,6 +338,10 @@ _NOT_PROBED_HINTS = {
     NotProbedReason.NOTHING_TO_LINK: (
         "Nothing to link here; the artifact rules report libraries the manifest requires."
     ),
+    NotProbedReason.NO_LISTING_ON_ROUTE: (
+        "Registrations are counted on the routes with imported targets; a consumer on this "
+        "route sees what the same libraries register there."
+    ),
     NotProbedReason.NO_NAME_ON_ROUTE: (
         "Covered by the aggregate consumer on this route; add a component variable to the "
         "manifest (and the config) if consumers should name these components on it."
@@ -217,5 +355,8 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL503", ConsumerBuild, aggregate_drops_component),
     Rule("SL504", ConsumerBuild, consumer_build_failed),
     Rule("SL505", ProbeUnavailable, probe_unavailable),
+    Rule("SL510", ConsumerBuild, consumer_does_not_run),
+    Rule("SL511", ConsumerBuild, consumer_not_relocatable),
+    Rule("SL512", ConsumerBuild, registrations_differ),
     Rule("SL506", NotProbed, not_probed),
 )

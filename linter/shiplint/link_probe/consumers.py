@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.link_probe.model import Consumer, ConsumerKind
-from shiplint.manifest.model import CMakeRoute, Manifest
+from shiplint.manifest.model import CMakeRoute, Manifest, RegistryListing
 
 MAIN_CPP = "int main() { return 0; }\n"
 # Files the discovery project writes into its build directory.
@@ -27,6 +27,8 @@ class Plan:
     consumers: tuple[Consumer, ...]
     # Shipped components this CMake offers no name for (no target, no variable).
     unnamed: tuple[str, ...]
+    # The manifest declares registry listings and these consumers cannot run them.
+    unlisted: bool = False
 
 
 def _applies(routes: tuple[str, ...], route: str | None) -> bool:
@@ -58,22 +60,46 @@ def plan(
     named: set[str] = set()
     with_targets = route.imported_targets if route is not None else bool(targets)
     name = route.name if route is not None else None
+    listing = listing_targets(manifest, shipped) if with_targets else ()
     if with_targets:
         for component in shipped:
             target = manifest.target_name(component)
-            consumers.append(Consumer(ConsumerKind.TARGET, component=component, target=target))
+            consumers.append(
+                Consumer(ConsumerKind.TARGET, component=component, target=target, listing=listing)
+            )
             named.add(component)
     for cv in manifest.component_variables:
         if cv.component in shipped and _applies(cv.routes, name):
             consumers.append(
-                Consumer(ConsumerKind.VARIABLE, component=cv.component, variable=cv.variable)
+                Consumer(
+                    ConsumerKind.VARIABLE,
+                    component=cv.component,
+                    variable=cv.variable,
+                    listing=listing,
+                )
             )
             named.add(cv.component)
     for aggregate in manifest.aggregates:
         if _applies(aggregate.routes, name):
-            consumers.append(Consumer(ConsumerKind.AGGREGATE, variable=aggregate.variable))
+            consumers.append(
+                Consumer(ConsumerKind.AGGREGATE, variable=aggregate.variable, listing=listing)
+            )
     unnamed = tuple(c for c in shipped if c not in named)
-    return Plan(tuple(consumers), unnamed)
+    unlisted = bool(_listings(manifest)) and not listing
+    return Plan(tuple(consumers), unnamed, unlisted)
+
+
+def _listings(manifest: Manifest) -> tuple[RegistryListing, ...]:
+    return tuple(r.listing for r in manifest.registries if r.listing is not None)
+
+
+def listing_targets(manifest: Manifest, shipped: tuple[str, ...]) -> tuple[str, ...]:
+    """The imported targets the registry listings need, when the artifact ships every
+    component they name; () when it does not (nothing to list with)."""
+    components = tuple(dict.fromkeys(listing.component for listing in _listings(manifest)))
+    if not components or any(c not in shipped for c in components):
+        return ()
+    return tuple(manifest.target_name(c) for c in components)
 
 
 def _quote(text: str) -> str:
@@ -98,6 +124,18 @@ set(_shiplint_found "")
 """
 
 
+def main_source(manifest: Manifest, consumer: Consumer) -> str:
+    """`int main` referencing nothing, or, for a consumer that lists registrations, the
+    manifest's listings: it then references only the registry's own API."""
+    if not consumer.listing:
+        return MAIN_CPP
+    listings = _listings(manifest)
+    headers = dict.fromkeys(h for listing in listings for h in listing.includes)
+    includes = "".join(f"#include <{h}>\n" for h in ("cstdio", *headers))
+    body = "".join(f"  {{\n{listing.statement}\n  }}\n" for listing in listings)
+    return f"{includes}\nint main() {{\n{body}  std::fflush(stdout);\n  return 0;\n}}\n"
+
+
 def consumer_project(manifest: Manifest, consumer: Consumer) -> str:
     package = manifest.cmake.package
     if consumer.kind is ConsumerKind.TARGET:
@@ -113,11 +151,11 @@ def consumer_project(manifest: Manifest, consumer: Consumer) -> str:
 project(shiplint_consumer CXX)
 {find}
 add_executable(shiplint_consumer main.cpp)
-target_link_libraries(shiplint_consumer PRIVATE {link})
+target_link_libraries(shiplint_consumer PRIVATE {" ".join((link, *consumer.listing))})
 """
 
 
-def write_project(directory: Path, text: str) -> None:
+def write_project(directory: Path, text: str, main: str = MAIN_CPP) -> None:
     directory.mkdir(parents=True)
     (directory / "CMakeLists.txt").write_text(text, encoding="utf-8")
-    (directory / "main.cpp").write_text(MAIN_CPP, encoding="utf-8")
+    (directory / "main.cpp").write_text(main, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The NEEDED of a consumer the probe built, read through the one binary reader.
+"""The NEEDED and RUNPATH of a consumer the probe built, read through the one binary reader.
 
 Only for the probe's own freshly built consumers (the artifact's libraries are
 read once, into the inventory): parsed in process, never by parsing tool output.
@@ -6,11 +6,19 @@ read once, into the inventory): parsed in process, never by parsing tool output.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 
-def read_needed(path: Path) -> tuple[str, ...] | str:
-    """The NEEDED entries of the binary at `path`, or why they cannot be read."""
+@dataclass(frozen=True)
+class Dynamic:
+    needed: tuple[str, ...]
+    # RUNPATH entries, else RPATH ones (what the loader searches for this binary).
+    runpath: tuple[str, ...]
+
+
+def read_dynamic(path: Path) -> Dynamic | str:
+    """The NEEDED and RUNPATH entries of the binary at `path`, or why they cannot be read."""
     from shiplint.artifacts.records import BinaryError
     from shiplint.artifacts.worker import IN_PROCESS
 
@@ -21,4 +29,4 @@ def read_needed(path: Path) -> tuple[str, ...] | str:
     record = IN_PROCESS.binary(data, path.name)
     if isinstance(record, BinaryError):
         return f"{record.name}: {record.reason}"
-    return record.needed
+    return Dynamic(record.needed, record.runpath or record.rpath)

@@ -35,6 +35,9 @@ class Consumer:
     variable: str | None = None
     # The imported target linked (TARGET).
     target: str | None = None
+    # The imported targets the manifest's registry listings compile and link with, when
+    # the consumer runs them (only on a route with imported targets); empty otherwise.
+    listing: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -82,6 +85,31 @@ class ProbeContext:
         return next((f for lib, f in self.shipped if lib == library), library)
 
 
+class RunSite(enum.Enum):
+    # Where it was built, its RUNPATH as the build left it.
+    IN_PLACE = "in place"
+    # Copied beside copies of the package's libraries, the package moved away: only
+    # a RUNPATH relative to the binary finds them.
+    DEPLOYED = "deployed"
+
+
+@dataclass(frozen=True)
+class ConsumerRun:
+    """A built consumer started on the host, with a reduced environment (no loader overrides)."""
+
+    site: RunSite
+    # The exit status; None when it was stopped (time limit) or could not start.
+    returncode: int | None
+    # Why it did not exit 0 (status, signal, time limit); None when it did.
+    reason: str | None
+    # The last lines it printed on stderr (the loader's error, a crash message).
+    tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+
 class ProbeStep(enum.Enum):
     CONFIGURE = "configure"
     BUILD = "build"
@@ -111,6 +139,16 @@ class ConsumerBuild:
     needed: tuple[str, ...] = ()
     # The manifest libraries those entries resolve to (by file name or SONAME).
     libraries: tuple[str, ...] = ()
+    # The built binary's RUNPATH (or RPATH) entries, as the build wrote them.
+    runpath: tuple[str, ...] = ()
+    # Its runs, in place first, then deployed; empty when it was not built.
+    runs: tuple[ConsumerRun, ...] = ()
+    # The registered names the in-place run printed (the manifest's registry listings);
+    # None when the consumer did not list them.
+    registered: tuple[str, ...] | None = None
+
+    def run_at(self, site: RunSite) -> ConsumerRun | None:
+        return next((r for r in self.runs if r.site is site), None)
 
 
 class NotProbedReason(enum.Enum):
@@ -120,6 +158,8 @@ class NotProbedReason(enum.Enum):
     NOTHING_TO_LINK = "nothing-to-link"
     # A CMake route offers no target and no variable by which to ask for these components.
     NO_NAME_ON_ROUTE = "no-name-on-route"
+    # A route without imported targets gives the registry listing no headers to compile with.
+    NO_LISTING_ON_ROUTE = "no-listing-on-route"
 
 
 @dataclass(frozen=True)

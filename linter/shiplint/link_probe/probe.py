@@ -13,7 +13,7 @@ import re
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shiplint.artifacts.model import Inventory
@@ -22,19 +22,22 @@ from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.link_probe import consumers as cons
-from shiplint.link_probe.dynamic import read_needed
+from shiplint.link_probe.dynamic import read_dynamic
+from shiplint.link_probe.execute import Deployment, run_consumer
 from shiplint.link_probe.host import Toolchain, find_toolchain, host_platform, same_platform
 from shiplint.link_probe.layout import Layout, LayoutError, lay_out
 from shiplint.link_probe.model import (
     Consumer,
     ConsumerBuild,
     ConsumerKind,
+    ConsumerRun,
     NotProbed,
     NotProbedReason,
     ProbeContext,
     ProbeModel,
     ProbeStep,
     ProbeUnavailable,
+    RunSite,
     ToolFailure,
 )
 from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
@@ -53,6 +56,8 @@ class ProbeOptions:
     cmake: tuple[str, ...]
     # Seconds each configure or build may take.
     timeout: float = 60.0
+    # Seconds each run of a built consumer may take (it only lists and returns).
+    run_timeout: float = 30.0
     # Consumer keys to build (Consumer.key); None builds all. Tests use it to stay fast.
     only: frozenset[str] | None = None
     host: Platform | None = None
@@ -85,7 +90,10 @@ def _not_probed_platform(tree: Tree, platform: Platform, host: Platform) -> NotP
     return NotProbed(
         artifact=tree.label,
         reason=NotProbedReason.OTHER_PLATFORM,
-        detail=f"the artifact is for {platform} and this host links for {host}",
+        detail=(
+            f"the artifact is for {platform} and this host links and runs for {host}: "
+            "no consumer is built or run"
+        ),
         location=tree.location(),
     )
 
@@ -122,12 +130,51 @@ def _probe_in(
         return [NotProbed(tree.label, NotProbedReason.NOTHING_TO_LINK, detail, config)]
     names = _library_names(layout, inventory)
     models: list[ProbeModel] = []
+    # Index in `models` -> the consumer binary built for it.
+    built: dict[int, Path] = {}
     for index, cmake in enumerate(options.cmake):
         session = _Session(
             tmp, tmp / f"cmake-{index}", tree, manifest, layout, config, toolchain, names, host
         )
-        models.extend(session.run(cmake, options))
-    return models
+        for model in session.run(cmake, options):
+            if isinstance(model, ConsumerBuild) and model.consumer.key in session.binaries:
+                built[len(models)] = session.binaries[model.consumer.key]
+            models.append(model)
+    return _deployed_runs(tmp, layout, models, built, options)
+
+
+def _deployed_runs(
+    tmp: Path,
+    layout: Layout,
+    models: list[ProbeModel],
+    built: dict[int, Path],
+    options: ProbeOptions,
+) -> list[ProbeModel]:
+    """Each consumer that ran in place, run again deployed beside copies of the package's
+    libraries with the package moved away."""
+    runnable = [
+        (i, m, binary)
+        for i, binary in built.items()
+        if isinstance(m := models[i], ConsumerBuild)
+        and (run := m.run_at(RunSite.IN_PLACE)) is not None
+        and run.ok
+    ]
+    if not runnable:
+        return models
+    library_dirs = {
+        layout.path_of(member).parent for _, members in layout.shipped for member in members
+    }
+    deployment = Deployment(layout.root, sorted(library_dirs), tmp / "deployed")
+    env = reduced_env(tmp / "deployed-env")
+    result = list(models)
+    try:
+        for index, model, binary in runnable:
+            name = f"shiplint_consumer_{index}"
+            run = _clean_run(tmp, deployment.run(binary, name, env, options.run_timeout))
+            result[index] = replace(model, runs=(*model.runs, run))
+    finally:
+        deployment.close()
+    return result
 
 
 def _linkable(manifest: Manifest, layout: Layout) -> bool:
@@ -165,6 +212,8 @@ class _Session:
     toolchain: Toolchain
     names: dict[str, str]
     host: Platform
+    # Consumer key -> the binary built for it (the consumers that linked).
+    binaries: dict[str, Path] = field(default_factory=dict)
 
     def run(self, cmake: str, options: ProbeOptions) -> list[ProbeModel]:
         try:
@@ -209,6 +258,8 @@ class _Session:
             )
         if plan.unnamed:
             models.append(_unnamed(context, plan.unnamed, self.manifest))
+        if plan.unlisted:
+            models.append(_unlisted(context, self.manifest))
         return models
 
     def _configure(
@@ -221,7 +272,12 @@ class _Session:
             if consumer.kind is ConsumerKind.DISCOVERY
             else cons.consumer_project(self.manifest, consumer)
         )
-        cons.write_project(source, text)
+        main = (
+            cons.MAIN_CPP
+            if consumer.kind is ConsumerKind.DISCOVERY
+            else cons.main_source(self.manifest, consumer)
+        )
+        cons.write_project(source, text, main)
         command = [
             cmake,
             "-S",
@@ -259,17 +315,41 @@ class _Session:
         built = run_tool([cmake, "--build", str(build)], self.work, env, options.timeout)
         if not built.ok:
             return ConsumerBuild(context, consumer, self._clean(built.failure(ProbeStep.BUILD)))
-        needed = read_needed(build / CONSUMER_BINARY)
-        if isinstance(needed, str):
-            failure = ToolFailure(ProbeStep.READ, None, needed, "")
+        binary = build / CONSUMER_BINARY
+        dynamic = read_dynamic(binary)
+        if isinstance(dynamic, str):
+            failure = ToolFailure(ProbeStep.READ, None, dynamic, "")
             return ConsumerBuild(context, consumer, failure)
+        needed = dynamic.needed
         libraries = tuple(dict.fromkeys(self.names[n] for n in needed if n in self.names))
-        return ConsumerBuild(context, consumer, None, needed, libraries)
+        ran = run_consumer(binary, RunSite.IN_PLACE, env, options.run_timeout)
+        if ran.run.ok:
+            self.binaries[consumer.key] = binary
+        registered = (
+            tuple(line.strip() for line in ran.stdout.splitlines() if line.strip())
+            if consumer.listing and ran.run.ok
+            else None
+        )
+        return ConsumerBuild(
+            context,
+            consumer,
+            None,
+            needed,
+            libraries,
+            runpath=tuple(entry.replace(str(self.tmp), "<probe>") for entry in dynamic.runpath),
+            runs=(_clean_run(self.tmp, ran.run),),
+            registered=registered,
+        )
 
     def _clean(self, failure: ToolFailure) -> ToolFailure:
         """The failure with the temp dir spelled `<probe>`, so reports compare across runs."""
         text = failure.tail.replace(str(self.tmp), "<probe>")
         return ToolFailure(failure.step, failure.returncode, failure.reason, tail(text))
+
+
+def _clean_run(tmp: Path, run: ConsumerRun) -> ConsumerRun:
+    """The run with the temp dir spelled `<probe>`, so reports compare across runs."""
+    return replace(run, tail=run.tail.replace(str(tmp), "<probe>"))
 
 
 def _directory(consumer: Consumer) -> str:
@@ -280,6 +360,23 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     """`3.24.3` -> (3, 24, 3); a suffix (`4.0.0-rc1`) is not part of the number."""
     match = re.match(r"\d+(?:\.\d+)*", text)
     return tuple(int(p) for p in match.group(0).split(".")) if match else ()
+
+
+def _unlisted(context: ProbeContext, manifest: Manifest) -> NotProbed:
+    route = f"route {context.route}" if context.route else "no route"
+    components = sorted({r.listing.component for r in manifest.registries if r.listing is not None})
+    detail = (
+        f"with CMake {context.cmake_version} ({route}) no consumer lists the registered "
+        f"operators: the registry listing compiles against the imported target of "
+        f"{', '.join(components)}, which this CMake does not define or the artifact does not ship"
+    )
+    return NotProbed(
+        artifact=context.artifact,
+        reason=NotProbedReason.NO_LISTING_ON_ROUTE,
+        detail=detail,
+        location=context.config,
+        cmake_version=context.cmake_version,
+    )
 
 
 def _unnamed(context: ProbeContext, components: Sequence[str], manifest: Manifest) -> NotProbed:

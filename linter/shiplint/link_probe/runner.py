@@ -69,7 +69,7 @@ def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: fl
     try:
         out, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _stop(process)
+        stop_group(process)
         try:
             out, _ = process.communicate(timeout=10)
         except subprocess.TimeoutExpired:
@@ -80,7 +80,7 @@ def run_tool(command: Sequence[str], cwd: Path, env: dict[str, str], timeout: fl
     return ToolRun(process.returncode, out.decode("utf-8", "replace"))
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_group(process: subprocess.Popen[bytes]) -> None:
     if hasattr(os, "killpg"):
         try:
             os.killpg(process.pid, signal.SIGKILL)

@@ -114,6 +114,15 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
             if name not in library_names:
                 report(("conflicts", i, "libraries", j), f"conflict names unknown library {name!r}")
 
+    for i, registry in enumerate(data.get("registries", [])):
+        listing = registry.get("listing")
+        if listing is not None and listing["component"] not in component_names:
+            report(
+                ("registries", i, "listing", "component"),
+                f"registry {registry['name']} lists through unknown component "
+                f"{listing['component']!r}",
+            )
+
     codes = tuple(known_rule_codes)
     for i, waiver in enumerate(data.get("waivers", [])):
         if not names_a_rule(waiver["rule"], codes):

@@ -28,6 +28,7 @@ from shiplint.manifest.model import (
     Placement,
     ProvidedLibraries,
     Registry,
+    RegistryListing,
     RequestSet,
     Sources,
     Waiver,
@@ -176,7 +177,9 @@ def _build(doc: Document) -> Manifest:
         for i, c in enumerate(d.get("conflicts", []))
     )
     registries = tuple(
-        Registry(r["name"], tuple(r["symbols"]), mark(("registries", i)))
+        Registry(
+            r["name"], tuple(r["symbols"]), mark(("registries", i)), _listing(r.get("listing"))
+        )
         for i, r in enumerate(d.get("registries", []))
     )
     waivers = tuple(
@@ -230,6 +233,13 @@ def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
         )
         for p in raw or ()
     )
+
+
+def _listing(raw: dict[str, Any] | None) -> RegistryListing | None:
+    """A registry's `listing:` (the schema checked the shape)."""
+    if raw is None:
+        return None
+    return RegistryListing(raw["component"], tuple(raw["includes"]), raw["statement"])
 
 
 def _library(raw: dict[str, Any], mark: Location) -> Library:

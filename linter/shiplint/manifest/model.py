@@ -264,12 +264,25 @@ class Conflict:
 
 
 @dataclass(frozen=True)
+class RegistryListing:
+    """How a program lists what a registry holds: code the link probe's consumers run."""
+
+    # The component whose imported target carries the registry's headers and library.
+    component: str
+    # Headers to include, spelled as a consumer writes them (`#include <...>`).
+    includes: tuple[str, ...]
+    # C++ statements printing each registered name on its own line on stdout.
+    statement: str
+
+
+@dataclass(frozen=True)
 class Registry:
     """An operator registry, named by the symbols whose strong definition owns it."""
 
     name: str
     symbols: tuple[str, ...]
     mark: Location = NO_MARK
+    listing: RegistryListing | None = None
 
 
 @dataclass(frozen=True)
