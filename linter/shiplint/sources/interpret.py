@@ -201,7 +201,7 @@ class _Walk(TargetCommands):
             if frame.function_name:
                 condition = f"{condition} (in {frame.function_name})"
             # Variables set inside a branch stay set (the dict is shared): it may be the one taken.
-            self.statements(branch.body, replace(frame, conditions=(*frame.conditions, condition)))
+            self.statements(branch.body, frame.but(conditions=(*frame.conditions, condition)))
             if decided is True:
                 return
 
@@ -303,9 +303,12 @@ class _Walk(TargetCommands):
         """Each argument expanded (not split); all of them together hold at most
         MAX_VALUE_CHARS characters of values, so a thousand `${big}` stay bounded. The
         first value left out is reported, once per command."""
+        self.clipped = None
+        if not any("$" in arg.text for arg in args):
+            # Most commands' arguments are literal: nothing to expand, nothing to bound.
+            return [arg.text for arg in args]
         out: list[str] = []
         room = MAX_VALUE_CHARS
-        self.clipped = None
         for arg in args:
             if arg.bracket:
                 out.append(arg.text)
@@ -351,7 +354,7 @@ class _Walk(TargetCommands):
                 for value, conds in choices:
                     extra = tuple(c for c in conds if c not in frame.conditions)
                     frame.vars[var] = value
-                    self.call_once(cmd, replace(frame, choice=(*frame.choice, *extra)))
+                    self.call_once(cmd, frame.but(choice=(*frame.choice, *extra)))
                 if saved is None:
                     frame.vars.pop(var, None)
                 else:
@@ -385,8 +388,8 @@ class _Walk(TargetCommands):
                 "CMAKE_CURRENT_FUNCTION_LIST_DIR": defined_in.parent.as_posix(),
                 **bindings,
             }
-            inner = replace(
-                frame, vars=scope, parent_vars=frame.vars, list_file=defined_in,
+            inner = frame.but(
+                vars=scope, parent_vars=frame.vars, list_file=defined_in,
                 via=(*frame.via, label), anchor=frame.anchor or at, function_name=cmd.name,
                 local=local, alts=dict(frame.alts),
             )  # fmt: skip
@@ -399,8 +402,8 @@ class _Walk(TargetCommands):
         # A macro runs in its caller's scope; its parameters are only text substitutions.
         saved = {k: frame.vars.get(k) for k in bindings}
         frame.vars.update(bindings)
-        inner = replace(
-            frame, list_file=defined_in, via=(*frame.via, label), anchor=frame.anchor or at,
+        inner = frame.but(
+            list_file=defined_in, via=(*frame.via, label), anchor=frame.anchor or at,
             function_name=cmd.name, local=local,
         )  # fmt: skip
         self.depth += 1
@@ -586,7 +589,7 @@ class _Walk(TargetCommands):
             return
         old_dir = frame.vars.get("CMAKE_CURRENT_LIST_DIR")
         frame.vars["CMAKE_CURRENT_LIST_DIR"] = path.parent.as_posix()
-        self.run_file(path, replace(frame, list_file=path), at)
+        self.run_file(path, frame.but(list_file=path), at)
         frame.vars["CMAKE_CURRENT_LIST_DIR"] = old_dir or frame.source_dir.as_posix()
 
     def add_subdirectory(self, cmd: Command, frame: Frame) -> None:

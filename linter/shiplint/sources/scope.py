@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shiplint.diagnostics import Location
 from shiplint.sources.model import Conditions
@@ -29,3 +30,18 @@ class Frame:
     alts: dict[str, list[tuple[str, Conditions]]] = field(default_factory=dict)
     # Conditions that chose a variable's value this walk follows (not enclosing if()s).
     choice: Conditions = ()
+
+    def but(self, **changes: Any) -> Frame:
+        """This frame with `changes`, as `dataclasses.replace` would make it.
+
+        Without replace's per-call field introspection and `__init__`: the walk derives
+        a frame for every if() branch, include and wrapper call, thousands on a real
+        tree. The fields' objects are shared, as with replace.
+        """
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Frame has no field {sorted(unknown)[0]!r}")
+        derived = object.__new__(Frame)
+        derived.__dict__.update(self.__dict__)
+        derived.__dict__.update(changes)
+        return derived
