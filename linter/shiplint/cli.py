@@ -155,6 +155,36 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", default="text", help="text, json or markdown")
     diff.add_argument("--output", type=Path, metavar="FILE", help="write the diff to FILE")
 
+    init = sub.add_parser(
+        "init",
+        help="write a starting manifest from built artifacts",
+        description="Write a starting manifest from built artifacts (one wheel, archive or "
+        "install tree per platform), read as `check` reads them, with the installed config "
+        "evaluated by each CMake. Where the CMake routes publish different things, the newest "
+        "route's answer is written and the difference printed, so the first check reports it.",
+    )
+    init.add_argument("artifacts", nargs="+", type=Path, metavar="ARTIFACT")
+    init.add_argument(
+        "--cmake",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CMake binary to evaluate the config with (repeatable; one per route)",
+    )
+    init.add_argument(
+        "--root",
+        type=Path,
+        help="the repository: also write its build declarations and each library's build target",
+    )
+    init.add_argument(
+        "--output",
+        type=Path,
+        default=Path("shiplint.yaml"),
+        metavar="FILE",
+        help="where to write the manifest (default: shiplint.yaml; - for standard output)",
+    )
+    init.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
     sub.add_parser("rules", help="list every rule")
     explain = sub.add_parser("explain", help="show a rule's documentation")
     explain.add_argument("code", metavar="CODE", help="a rule code (SL102) or slug")
@@ -191,6 +221,8 @@ def _command(args: argparse.Namespace) -> int:
             return _check(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "init":
+            return _init(args)
         if args.command == "rules":
             return _rules()
         if args.command == "explain":
@@ -385,6 +417,51 @@ def _diff(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     return EXIT_FINDINGS if result.fails else EXIT_CLEAN
+
+
+def _init(args: argparse.Namespace) -> int:
+    from shiplint.artifacts.archive import ArtifactError
+    from shiplint.artifacts.inputs import artifact_inputs
+    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.config import load_config
+    from shiplint.init.command import InitError, run_init
+    from shiplint.request import Progress
+
+    output: Path = args.output
+    to_stdout = str(output) == "-"
+    if not to_stdout and output.exists() and not args.force:
+        return _usage_error(f"--output {output}: exists; pass --force to overwrite it")
+    if args.root is not None and not args.root.is_dir():
+        return _usage_error(f"--root {args.root}: not a directory")
+    try:
+        artifacts = artifact_inputs(args.artifacts)
+        cmakes = _usable_cmakes(args.cmake, load_config(Path(".")))
+    except ArtifactError as exc:
+        return _usage_error(str(exc))
+    except _CMakeChoiceError as exc:
+        return _usage_error(str(exc))
+    if not cmakes:
+        return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
+    with WorkerReader() as reader:
+        try:
+            result = run_init(artifacts, cmakes, args.root, reader, Progress())
+        except (ArtifactError, InitError) as exc:
+            return _usage_error(str(exc))
+    for line in result.disagreements:
+        print(f"shiplint: routes disagree: {line}", file=sys.stderr)
+    for line in result.warnings:
+        print(f"shiplint: warning: {line}", file=sys.stderr)
+    if to_stdout:
+        return EXIT_CLEAN if _write_stdout(result.text) else EXIT_ERROR
+    failed = _emit(result.text, output)
+    if failed is not None:
+        return failed
+    print(
+        f"shiplint: wrote {output}: {counted(result.libraries, 'library', 'libraries')}, "
+        f"{counted(result.components, 'component')}",
+        file=sys.stderr,
+    )
+    return EXIT_CLEAN
 
 
 def _emit(text: str, output: Path | None) -> int | None:

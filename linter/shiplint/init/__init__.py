@@ -1,0 +1,1 @@
+"""`shiplint init`: a starting manifest written from built artifacts."""
