@@ -456,10 +456,17 @@ def _externals(artifacts: Sequence[ArtifactFacts]) -> tuple[ExternalGroup, ...]:
             if allowed_external(artifact.inventory.listing, name, tagged):
                 covered.add(name)
                 uses_tag = True
+    # A NEEDED entry naming a file the artifact ships, which the loader does not find
+    # there, is the artifact's defect (SL308 reports it): never allowed as an external.
     rest = {
         (artifact.platform.os, name)
         for artifact, needed in by_artifact
         for name in needed
         if not allowed_external(artifact.inventory.listing, name, tagged)
+        and name.lower() not in _file_names(artifact)
     }
     return group_externals(uses_tag, rest)
+
+
+def _file_names(artifact: ArtifactFacts) -> frozenset[str]:
+    return frozenset(m.rsplit("/", 1)[-1].lower() for m in artifact.inventory.members)

@@ -47,10 +47,50 @@ def _groups(
     return groups
 
 
+def _published(facts: Facts, cmake: str) -> tuple[object, ...]:
+    """What one CMake saw the config publish, over every artifact: its targets and what
+    each variable carries, by library."""
+    seen: list[object] = []
+    for artifact in facts.artifacts:
+        for evaluation in artifact.evaluations:
+            if evaluation.cmake != cmake:
+                continue
+            seen.append(
+                (
+                    evaluation.failure is None,
+                    evaluation.found,
+                    tuple(
+                        sorted((t.name, t.library or "") for t in imported(artifact, evaluation))
+                    ),
+                    tuple(
+                        (v.variable, v.defined, tuple(e.library or e.raw for e in v.entries))
+                        for v in evaluation.aggregates
+                    ),
+                )
+            )
+    return tuple(seen)
+
+
+def _merged(
+    facts: Facts,
+    groups: list[tuple[tuple[int, ...] | None, list[tuple[str, tuple[int, ...]]]]],
+) -> list[tuple[tuple[int, ...] | None, list[tuple[str, tuple[int, ...]]]]]:
+    """Neighbouring groups whose CMakes saw the same thing are one route: a version test
+    in the config's text that changes nothing a consumer sees is no route of its own."""
+    out = groups[:1]
+    for start, members in groups[1:]:
+        before = _published(facts, out[-1][1][0][0])
+        if _published(facts, members[0][0]) == before:
+            out[-1] = (out[-1][0], [*out[-1][1], *members])
+        else:
+            out.append((start, members))
+    return out
+
+
 def routes_of(facts: Facts) -> tuple[Route, ...]:
     config = facts.config
     boundaries = config.boundaries if config is not None else ()
-    groups = _groups(facts.cmakes, boundaries)
+    groups = _merged(facts, _groups(facts.cmakes, boundaries))
     out: list[Route] = []
     for index, (start, members) in enumerate(groups):
         end = groups[index + 1][0] if index + 1 < len(groups) else None

@@ -51,5 +51,13 @@ def sentinels(artifacts: Sequence[ArtifactFacts], name: str) -> tuple[str, ...]:
     for artifact in where:
         here = _candidates(artifact, name) - _strong_elsewhere(artifact, name)
         kept = here if kept is None else kept & here
-    ordered = sorted(kept or (), key=lambda base: (base.count("::"), len(base), base))
+    # Names under the library's own namespace first (`mlx::core::...` in libmlx, not the
+    # metal-cpp helpers compiled into it).
+    own = name.lower()
+
+    def rank(base: str) -> tuple[int, int, int, str]:
+        top = base.split("::", 1)[0].lower()
+        return (0 if top and top in own else 1, base.count("::"), len(base), base)
+
+    ordered = sorted(kept or (), key=rank)
     return tuple(ordered[:COUNT])
