@@ -323,7 +323,15 @@ def _route_warnings(facts: Facts, routes: Sequence[Route]) -> tuple[str, ...]:
 def _libraries(facts: Facts, owner: dict[str, str], prefix: str) -> tuple[DraftLibrary, ...]:
     names = sorted({name for a in facts.artifacts for name in a.shipped})
     runtime = _runtime(facts.artifacts, owner)
-    needed = {dep for a in facts.artifacts for s in a.shipped.values() for dep in s.depends_on}
+    # Loaded by a library of the package (not only by Python extension modules, which
+    # consumers never link): a third-party library shipped for the others.
+    needed = {
+        dep
+        for a in facts.artifacts
+        for s in a.shipped.values()
+        if not is_extension_module(s.file_name)
+        for dep in s.depends_on
+    }
     foreign = _foreign_targets(facts.artifacts, prefix)
     out = []
     for name in names:
@@ -347,7 +355,8 @@ def _libraries(facts: Facts, owner: dict[str, str], prefix: str) -> tuple[DraftL
         else:
             kind = "plugin"
             notes.append(
-                "Nothing imports or loads it: opened at run time? Decide: plugin or component."
+                "No config imports it and no library of the package loads it: opened at run time? "
+                "Decide: plugin or component."
             )
         depends = _common(tuple(a.shipped[name].depends_on for a in where))
         sonames = sorted({a.shipped[name].record.soname or "" for a in where} - {""})

@@ -24,7 +24,6 @@ class DraftLibrary:
     components: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
     depends_on: tuple[str, ...] = ()
-    build_target: str | None = None
     notes: tuple[str, ...] = ()
 
 
@@ -76,12 +75,6 @@ class ExternalGroup:
 
 
 @dataclass(frozen=True)
-class BuildDeclaration:
-    kind: str
-    path: str | None
-
-
-@dataclass(frozen=True)
 class Draft:
     package: str
     cmake_package: str | None
@@ -98,6 +91,5 @@ class Draft:
     provenance: tuple[str, ...]
     # Where the routes disagree: printed, never written into the contract.
     disagreements: tuple[str, ...] = ()
-    build_declarations: tuple[BuildDeclaration, ...] = ()
     # Said on stderr: what init could not decide for the human.
     warnings: tuple[str, ...] = ()

@@ -281,7 +281,9 @@ def _config(artifacts: Sequence[Path], read: Sequence[ArtifactFacts]) -> ConfigF
         )
 
     package = min(found, key=rank)
-    directories = tuple(sorted(found[package]))
+    # A config under share/ (the architecture-independent tree, its conventional home)
+    # first: the first directory is the copy checks evaluate as the one consumers find.
+    directories = tuple(sorted(found[package], key=lambda d: ("share/" not in f"{d}/", d)))
     roots = sorted({install_prefix(d) for d in directories}, key=lambda r: (len(r), r))
     texts = _config_texts(artifacts, read, directories)
     return ConfigFacts(

@@ -91,14 +91,6 @@ def render(draft: Draft, schema: str | None = None) -> str:
             lines.extend(f"    - {scalar(e)}" for e in group.entries)
     lines.append("")
     lines.extend(_decide_later())
-    if draft.build_declarations:
-        lines.append("")
-        lines.append("sources:")
-        lines.append("  build_declarations:")
-        for declaration in draft.build_declarations:
-            lines.append(f"    - kind: {scalar(declaration.kind)}")
-            if declaration.path is not None:
-                lines.append(f"      path: {scalar(declaration.path)}")
     return "\n".join(lines) + "\n"
 
 
@@ -135,8 +127,6 @@ def _library(library: DraftLibrary) -> list[str]:
         lines.extend(_comment(note, 2))
     lines.append(f"  - name: {scalar(library.name)}")
     lines.append(f"    kind: {library.kind}")
-    if library.build_target is not None:
-        lines.append(f"    build: {{target: {scalar(library.build_target)}}}")
     lines.append("    platforms:")
     for placement in library.placements:
         inner = f"dir: {scalar(placement.directory)}"

@@ -1,0 +1,216 @@
+"""`shiplint init` on real wheels: the manifest it writes, then `check` with it.
+
+Round trips on the real ExecuTorch 1.5.1 Linux wheel and on the other projects'
+wheels (OpenVINO, mlx-metal, tbb-devel), with real CMake on both sides of 3.28:
+every finding the written manifest leaves is one the wheel's pinned report
+(tests/golden/full/, explained in docs/findings/) already has at the same place,
+so init adds no false finding. ExecuTorch's real route drift (backend_qnn missing
+from EXECUTORCH_LIBRARIES below CMake 3.28) is printed by init and reported by
+the first check.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from shiplint.cli import main
+from shiplint.manifest.load import load_manifest
+
+from tests.material import (
+    NEW_CMAKE_VERSION,
+    OLD_CMAKE_VERSION,
+    OTHER_WHEELS,
+    REPO,
+    cmake,
+    other_wheel,
+    wheel,
+)
+from tests.test_end_to_end import _line
+
+GOLDEN = REPO / "tests" / "golden" / "full"
+CMAKES = ("--cmake", str(cmake(OLD_CMAKE_VERSION)), "--cmake", str(cmake(NEW_CMAKE_VERSION)))
+
+
+def _init(output: Path, *artifacts: Path, extra: tuple[str, ...] = ()) -> int:
+    return main(["init", *CMAKES, "--output", str(output), *extra, *map(str, artifacts)])
+
+
+def _check(manifest: Path, artifact: Path, report: Path) -> list[dict[str, Any]]:
+    main(
+        [
+            "check", "--no-sources", "--manifest", str(manifest), *CMAKES,
+            "--format", "json", "--output", str(report), str(artifact),
+        ]
+    )  # fmt: skip
+    diagnostics: list[dict[str, Any]] = json.loads(report.read_text(encoding="utf-8"))[
+        "diagnostics"
+    ]
+    return diagnostics
+
+
+def _place(line: str) -> tuple[str, str]:
+    """(code, location) of a pinned report line: the same finding, whatever the
+    manifest calls its routes and components."""
+    code, _, where, _ = line.split(" ", 3)
+    return code, where
+
+
+def _unexplained(diagnostics: list[dict[str, Any]], golden: str) -> list[str]:
+    pinned = {_place(line) for line in (GOLDEN / golden).read_text(encoding="utf-8").splitlines()}
+    return [_line(d) for d in diagnostics if _place(_line(d)) not in pinned]
+
+
+@pytest.fixture(scope="module")
+def executorch_round_trip(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, str, list[dict[str, Any]]]:
+    work = tmp_path_factory.mktemp("init-executorch")
+    manifest = work / "shiplint.yaml"
+    artifact = wheel("1.5.1", "manylinux_2_28_x86_64")
+    assert _init(manifest, artifact) == 0
+    return (
+        manifest,
+        manifest.read_text(encoding="utf-8"),
+        _check(manifest, artifact, work / "r.json"),
+    )
+
+
+def test_executorch_round_trip_reports_only_the_real_route_drift(
+    executorch_round_trip: tuple[Path, str, list[dict[str, Any]]],
+) -> None:
+    manifest, text, diagnostics = executorch_round_trip
+    errors = [d for d in diagnostics if d["severity"] == "error"]
+    drift = {(d["code"], d["subject"].get("component")) for d in errors if d["code"] < "SL2"}
+    # Below 3.28 the shipped config's hand-kept list forgets the QNN delegate.
+    assert drift == {("SL102", "backend_qnn"), ("SL103", "backend_qnn")}
+    sl102 = next(d for d in errors if d["code"] == "SL102")
+    assert sl102["subject"]["cmake_version"] == OLD_CMAKE_VERSION
+    assert _unexplained(diagnostics, "executorch-1.5.1-manylinux_2_28_x86_64.txt") == []
+    # Written as the newer route publishes it: the aggregate carries backend_qnn.
+    assert "carries: {all_except: [kernels_quantized]}" in text
+    assert "imported_targets: false" in text
+    loaded = load_manifest(manifest)
+    assert [r.name for r in loaded.cmake.routes] == ["below-3.28", "since-3.28"]
+    assert loaded.component("kernels_quantized") is not None
+    assert loaded.component("kernels_quantized").opt_in  # type: ignore[union-attr]
+
+
+def test_init_prints_the_routes_disagreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _init(tmp_path / "m.yaml", wheel("1.5.1", "manylinux_2_28_x86_64")) == 0
+    err = capsys.readouterr().err
+    assert "routes disagree" in err
+    assert "EXECUTORCH_LIBRARIES on route below-3.28 lacks backend_qnn" in err
+
+
+@pytest.mark.parametrize("example", sorted(OTHER_WHEELS))
+def test_other_projects_round_trip_adds_no_false_finding(example: str, tmp_path: Path) -> None:
+    manifest = tmp_path / "shiplint.yaml"
+    artifact = other_wheel(example)
+    assert _init(manifest, artifact) == 0
+    diagnostics = _check(manifest, artifact, tmp_path / "r.json")
+    assert _unexplained(diagnostics, f"{example}.txt") == []
+    # Every config error left is one of the real ones pinned for the wheel.
+    assert all(d["code"] in ("SL109", "SL117") for d in diagnostics if d["code"] < "SL2")
+
+
+def test_other_projects_genericity(tmp_path: Path) -> None:
+    """Nested targets with their request names, no namespace, request-only components,
+    versioned files: each written as the manifest spells it."""
+    texts = {}
+    for example in ("openvino", "mlx", "tbb-devel"):
+        out = tmp_path / f"{example}.yaml"
+        assert _init(out, other_wheel(example)) == 0
+        texts[example] = load_manifest(out)
+    openvino = texts["openvino"]
+    onnx = openvino.component("frontend_onnx")
+    assert onnx is not None and onnx.target == "openvino::frontend::onnx"
+    assert openvino.request_name("runtime_c") == "Runtime"
+    assert openvino.library("openvino") is not None
+    assert openvino.library("tbb").kind.value == "bundled"  # type: ignore[union-attr]
+    mlx = texts["mlx"]
+    assert mlx.cmake.namespace == "" and mlx.target_name("mlx") == "mlx"
+    tbb = texts["tbb-devel"]
+    tbbbind = tbb.component("tbbbind")
+    assert tbbbind is not None and tbbbind.only_on_request and tbbbind.opt_in
+    placement = tbb.library("tbb_debug").placements[0]  # type: ignore[union-attr]
+    assert placement.file == "libtbb_debug.so.*"
+
+
+def test_several_wheels_give_per_platform_placement(tmp_path: Path) -> None:
+    out = tmp_path / "m.yaml"
+    x86 = wheel("1.5.1", "manylinux_2_28_x86_64")
+    arm = wheel("1.5.1", "manylinux_2_28_aarch64")
+    assert _init(out, x86, arm) == 0
+    loaded = load_manifest(out)
+    qnn = loaded.library("executorch_backend_qnn")
+    runtime = loaded.library("executorch")
+    assert qnn is not None and runtime is not None
+    assert [str(p.selector) for p in qnn.placements] == ["linux-x86_64"]
+    assert [str(p.selector) for p in runtime.placements] == ["linux"]
+
+
+def test_second_run_is_byte_identical(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    artifact = other_wheel("tbb-devel")
+    assert _init(first, artifact) == 0
+    assert _init(second, artifact) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_existing_file_is_kept_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "shiplint.yaml"
+    out.write_text("mine\n", encoding="utf-8")
+    artifact = other_wheel("tbb-devel")
+    assert _init(out, artifact) == 2
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert _init(out, artifact, extra=("--force",)) == 0
+    assert out.read_text(encoding="utf-8").startswith("# A starting manifest")
+
+
+def test_sentinels_and_externals(
+    executorch_round_trip: tuple[Path, str, list[dict[str, Any]]],
+) -> None:
+    manifest, text, diagnostics = executorch_round_trip
+    loaded = load_manifest(manifest)
+    runtime = loaded.library("executorch")
+    assert runtime is not None and runtime.kind.value == "runtime"
+    assert 1 <= len(runtime.owns.symbols) <= 3
+    assert all(s.startswith("executorch::") for s in runtime.owns.symbols)
+    # No sentinel is reported missing or copied (SL318, SL306).
+    assert not [d for d in diagnostics if d["code"] in ("SL306", "SL318")]
+    # torch's libraries: needed, not shipped, left for a human to place.
+    assert "- libtorch.so" in text and "Decide: a system" in text
+    assert loaded.externals.policies == ("platform-tag",)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.whl", "missing.whl"),
+        (lambda d: _empty_wheel(d), "holds no shared library"),
+    ],
+)
+def test_bad_input_exits_2_with_the_path(
+    make: Any, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    artifact = make(tmp_path)
+    assert _init(tmp_path / "out.yaml", artifact) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def _empty_wheel(directory: Path) -> Path:
+    path = directory / "empty-1.0-py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("empty/__init__.py", "")
+    return path
