@@ -214,3 +214,59 @@ def _empty_wheel(directory: Path) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("empty/__init__.py", "")
     return path
+
+
+EXPORTPKG = REPO / "tests" / "fixtures" / "exportpkg"
+
+
+def test_root_adds_build_targets_and_declarations(tmp_path: Path) -> None:
+    """A real build and install of the fixture project, then init with its sources: each
+    library's target is found by its OUTPUT_NAME, and the first check with sources,
+    config and binaries passes."""
+    import shutil
+    import subprocess
+
+    tool = shutil.which("cmake") or str(cmake(NEW_CMAKE_VERSION))
+    build, prefix = tmp_path / "build", tmp_path / "prefix"
+    configure = [tool, "-S", str(EXPORTPKG), "-B", str(build), "-DEXPO_BUILD_OPS=ON"]
+    configure.append(f"-DCMAKE_INSTALL_PREFIX={prefix}")
+    for step in (configure, [tool, "--build", str(build)], [tool, "--install", str(build)]):
+        subprocess.run(step, check=True, capture_output=True)
+    out = tmp_path / "shiplint.yaml"
+    assert _init(out, prefix, extra=("--root", str(EXPORTPKG))) == 0
+    loaded = load_manifest(out)
+    assert {lib.name: lib.build_target for lib in loaded.libraries} == {
+        "expo_core": "core",
+        "expo_ops": "ops",
+    }
+    assert [d.kind for d in loaded.sources.build_declarations] == ["all"]
+    report = tmp_path / "r.json"
+    code = main(
+        [
+            "check", "--root", str(EXPORTPKG), "--manifest", str(out), *CMAKES,
+            "--format", "json", "--output", str(report), str(prefix),
+        ]
+    )  # fmt: skip
+    diagnostics = json.loads(report.read_text(encoding="utf-8"))["diagnostics"]
+    assert code == 0, [d["message"] for d in diagnostics]
+    assert not [d for d in diagnostics if d["severity"] != "info"]
+
+
+def test_declarations_are_the_files_that_name_targets() -> None:
+    from shiplint.init.build import declarations
+
+    found = declarations(REPO / "tests" / "fixtures" / "srcproject")
+    assert [(d.kind, d.path) for d in found] == [
+        ("setup-py", "setup.py"),
+        ("scikit-build", "pyproject.toml"),
+    ]
+    assert [d.kind for d in declarations(EXPORTPKG)] == ["all"]
+
+
+def test_root_without_cmake_lists_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        _init(tmp_path / "m.yaml", other_wheel("tbb-devel"), extra=("--root", str(tmp_path))) == 2
+    )
+    assert "no CMakeLists.txt" in capsys.readouterr().err

@@ -172,6 +172,11 @@ def _parser() -> argparse.ArgumentParser:
         help="a CMake binary to evaluate the config with (repeatable; one per route)",
     )
     init.add_argument(
+        "--root",
+        type=Path,
+        help="the repository: also write its build declarations and each library's build target",
+    )
+    init.add_argument(
         "--output",
         type=Path,
         default=Path("shiplint.yaml"),
@@ -426,6 +431,8 @@ def _init(args: argparse.Namespace) -> int:
     to_stdout = str(output) == "-"
     if not to_stdout and output.exists() and not args.force:
         return _usage_error(f"--output {output}: exists; pass --force to overwrite it")
+    if args.root is not None and not args.root.is_dir():
+        return _usage_error(f"--root {args.root}: not a directory")
     try:
         artifacts = artifact_inputs(args.artifacts)
         cmakes = _usable_cmakes(args.cmake, load_config(Path(".")))
@@ -437,7 +444,7 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
     with WorkerReader() as reader:
         try:
-            result = run_init(artifacts, cmakes, reader, Progress())
+            result = run_init(artifacts, cmakes, args.root, reader, Progress())
         except (ArtifactError, InitError) as exc:
             return _usage_error(str(exc))
     for line in result.disagreements:

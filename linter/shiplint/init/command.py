@@ -31,6 +31,7 @@ class InitResult:
 def run_init(
     artifacts: Sequence[Path],
     cmakes: Sequence[str],
+    root: Path | None,
     reader: BinaryReader,
     progress: Progress,
     timeout: float | None = None,
@@ -38,6 +39,11 @@ def run_init(
     """Raises InitError (exit 2) for input init cannot start from."""
     facts = gather(artifacts, cmakes, reader, progress, timeout)
     draft = decide(facts)
+    if root is not None:
+        from shiplint.init.build import with_build
+
+        progress.step(f"reading the CMake sources and build declarations under {root}")
+        draft = with_build(draft, root)
     text = render(draft)
     _loads(text)
     return InitResult(

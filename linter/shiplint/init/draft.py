@@ -24,6 +24,8 @@ class DraftLibrary:
     components: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
     depends_on: tuple[str, ...] = ()
+    # The CMake target that builds it (with --root).
+    build_target: str | None = None
     notes: tuple[str, ...] = ()
 
 
@@ -75,6 +77,15 @@ class ExternalGroup:
 
 
 @dataclass(frozen=True)
+class BuildDeclaration:
+    """Where the repository's build says which targets it builds (with --root)."""
+
+    kind: str
+    path: str | None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Draft:
     package: str
     cmake_package: str | None
@@ -93,3 +104,4 @@ class Draft:
     disagreements: tuple[str, ...] = ()
     # Said on stderr: what init could not decide for the human.
     warnings: tuple[str, ...] = ()
+    build_declarations: tuple[BuildDeclaration, ...] = ()

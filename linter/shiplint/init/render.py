@@ -89,6 +89,16 @@ def render(draft: Draft, schema: str | None = None) -> str:
             lines.extend(_comment(group.comment, 4))
             lines.extend(f"    - policy: {scalar(p)}" for p in group.policies)
             lines.extend(f"    - {scalar(e)}" for e in group.entries)
+    if draft.build_declarations:
+        lines.append("")
+        lines.append("sources:")
+        lines.append('  cmake_roots: ["."]')
+        lines.append("  build_declarations:")
+        for declaration in draft.build_declarations:
+            lines.extend(_comment(" ".join(declaration.notes), 4) if declaration.notes else [])
+            lines.append(f"    - kind: {scalar(declaration.kind)}")
+            if declaration.path is not None:
+                lines.append(f"      path: {scalar(declaration.path)}")
     lines.append("")
     lines.extend(_decide_later())
     return "\n".join(lines) + "\n"
@@ -127,6 +137,8 @@ def _library(library: DraftLibrary) -> list[str]:
         lines.extend(_comment(note, 2))
     lines.append(f"  - name: {scalar(library.name)}")
     lines.append(f"    kind: {library.kind}")
+    if library.build_target is not None:
+        lines.append(f"    build: {{target: {scalar(library.build_target)}}}")
     lines.append("    platforms:")
     for placement in library.placements:
         inner = f"dir: {scalar(placement.directory)}"
