@@ -536,6 +536,28 @@ def request_set_incomplete(manifest: Manifest, ev: ConfigEvaluation) -> Iterator
             )
 
 
+# --- SL122 ----------------------------------------------------------------------
+
+
+def evaluation_not_confined(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    if not ev.unconfined:
+        return
+    yield Finding(
+        message=(
+            f"the config was evaluated on {_on(ev)} with nothing keeping its writes inside "
+            "the evaluation's temporary directory: neither read-only mounts in a user "
+            "namespace nor Landlock work on this system, so it could write any file your "
+            "user can"
+        ),
+        location=ev.config,
+        subject=_subject(ev),
+        hint=(
+            "Evaluate untrusted artifacts where user namespaces (unshare) or Landlock "
+            "(Linux 5.13+) are available, or in a throwaway container or CI job."
+        ),
+    )
+
+
 # --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
 
 
@@ -804,4 +826,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL119", ConfigEvaluation, required_request_answered_differently),
     Rule("SL120", ConfigEvaluation, request_set_incomplete),
     Rule("SL121", ConfigEvaluation, imported_target_type_mismatch),
+    Rule("SL122", ConfigEvaluation, evaluation_not_confined),
 )

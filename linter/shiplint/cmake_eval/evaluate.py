@@ -49,7 +49,7 @@ from shiplint.cmake_eval.results import (
     first_error,
     read_results,
 )
-from shiplint.cmake_eval.run import RunOutcome, configure
+from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -336,6 +336,7 @@ def evaluate_once(
         seconds=round(outcome.seconds, 3),
         alternates=tuple(alternates),
         languages=languages,
+        unconfined=outcome.confinement is Confinement.NONE,
     )
 
 

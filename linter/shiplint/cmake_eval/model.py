@@ -233,6 +233,9 @@ class ConfigEvaluation:
     languages: tuple[str, ...] = ("C", "CXX")
     # The manifest's request sets, each as its request answered.
     request_sets: tuple[RequestSetAnswer, ...] = ()
+    # Nothing kept the config's writes inside the run's directory (no read-only mounts,
+    # no Landlock on this system).
+    unconfined: bool = False
 
     @property
     def artifact(self) -> str | None:

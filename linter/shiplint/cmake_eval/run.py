@@ -14,6 +14,11 @@ it, including ones that left the session with `setsid`, and the config cannot
 read the caller's environment through /proc. Without one, the session is killed
 and a process that left it is not guaranteed to die (docs/cmake-evaluation.md).
 
+Writes are confined to the run's directory (`confine.py`): by read-only mounts in
+that namespace, else by Landlock, each used only when a trial run here shows it
+refusing a write outside; with neither, nothing confines them, and the evaluation
+says so (`ConfigEvaluation.confined`).
+
 Output is kept bounded (a config can print gigabytes); every live run is known,
 so an interrupted shiplint stops them all (`stop_all`).
 """
@@ -21,12 +26,15 @@ so an interrupted shiplint stops them all (`stop_all`).
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import os
 import platform as host
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -45,7 +53,17 @@ _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(h
 OUTPUT_HEAD = 1024 * 1024
 OUTPUT_TAIL = 256 * 1024
 _PDEATHSIG = ("--pdeathsig", "KILL")
+# --mount-proc makes a mount namespace too: the read-only mounts of the confinement live there.
 _UNSHARE = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc")
+_CONFINE = Path(__file__).with_name("confine.py")
+
+
+class Confinement(enum.Enum):
+    """What keeps a config's writes inside its run's directory."""
+
+    MOUNTS = "mounts"  # every mount but the run's directory read-only, in the namespace
+    LANDLOCK = "landlock"  # the kernel refuses writes beneath anything else
+    NONE = "none"  # nothing: the config can write whatever the user can
 
 
 @dataclass(frozen=True)
@@ -54,6 +72,8 @@ class RunOutcome:
     stdout: str
     stderr: str
     seconds: float
+    # What kept the run's writes inside its directory.
+    confinement: Confinement = Confinement.NONE
 
     @property
     def timed_out(self) -> bool:
@@ -84,6 +104,66 @@ def namespace_prefix() -> tuple[str, ...]:
     """`unshare ...` when this system lets us run a command in new user and PID namespaces
     with its own /proc; () when it does not (then processes are tracked by session)."""
     return _works("unshare", _UNSHARE)
+
+
+@functools.cache
+def confinement() -> Confinement:
+    """The first confinement that, tried here once, lets a write inside the run's
+    directory through and refuses one outside it."""
+    for mode in (Confinement.MOUNTS, Confinement.LANDLOCK):
+        if confines(mode):
+            return mode
+    return Confinement.NONE
+
+
+def confines(mode: Confinement) -> bool:
+    """Whether `mode` works on this system: a shell run under it writes inside and not outside."""
+    if mode is Confinement.NONE or _HOST_SYSTEM != "linux":
+        return False
+    if mode is Confinement.MOUNTS and not namespace_prefix():
+        return False
+    with tempfile.TemporaryDirectory(prefix="shiplint-confine-") as trial:
+        inside, outside = Path(trial, "inside"), Path(trial, "outside")
+        inside.mkdir()
+        outside.mkdir()
+        script = 'touch "$1/written" && ! touch "$2/written" 2>/dev/null'
+        command = [
+            *_launcher(inside, mode),
+            "/bin/sh",
+            "-c",
+            script,
+            "sh",
+            str(inside),
+            str(outside),
+        ]
+        try:
+            result = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=20,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return (
+            result.returncode == 0
+            and (inside / "written").exists()
+            and not (outside / "written").exists()
+        )
+
+
+def _launcher(work: Path, mode: Confinement) -> list[str]:
+    """What a run in `work` is started through: launcher_prefix(), then the confinement."""
+    if mode is Confinement.NONE:
+        return list(launcher_prefix())
+    if mode is Confinement.MOUNTS and not namespace_prefix():
+        raise ValueError("read-only mounts need the user and mount namespace")
+    confine = [sys.executable, "-I", "-S", str(_CONFINE), mode.value, str(work)]
+    if mode is Confinement.MOUNTS:
+        confine.append(str(os.stat("/proc/self/ns/mnt").st_ino))  # refused in this namespace
+    return [*launcher_prefix(), *confine, "--"]
 
 
 def _works(tool: str, options: tuple[str, ...]) -> tuple[str, ...]:
@@ -151,12 +231,16 @@ def configure(
     platform: Platform,
     timeout: float,
     languages: tuple[str, ...] = (),
+    confine: Confinement | None = None,
 ) -> RunOutcome:
-    """`cmake -S source -B work/build`, as `platform` when that is not the host's system.
+    """`cmake -S source -B work/build`, as `platform` when that is not the host's system;
+    writable only inside `work` under `confine` (default: the best this system offers).
 
     With `languages`, the build tree starts from this toolchain's kept compiler
     detection (compilers.py), made first in a project of its own when none is kept.
     """
+    mode = confinement() if confine is None else confine
+    work.mkdir(parents=True, exist_ok=True)
     arguments: list[str] = []
     if platform.os != _HOST_SYSTEM:
         arguments.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
@@ -164,13 +248,15 @@ def configure(
     build = work / "build"
     spent = 0.0
     if languages:
-        detected = _detection(cmake, arguments, languages, work, timeout)
+        detected = _detection(cmake, arguments, languages, work, timeout, mode)
         if isinstance(detected, RunOutcome):
             return detected  # the detection itself ran out of time: so did this run
         spent, detection = detected
         if detection is not None:
             compilers.seed(build, detection)
-    outcome = _run([cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout)
+    outcome = _run(
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, mode
+    )
     return replace(outcome, seconds=outcome.seconds + spent)
 
 
@@ -180,6 +266,7 @@ def _detection(
     languages: tuple[str, ...],
     work: Path,
     timeout: float,
+    mode: Confinement,
 ) -> tuple[float, compilers.Detection | None] | RunOutcome:
     """The kept detection, else one made now (and kept) with the seconds it took; a run
     that failed leaves None, and the probe then detects (and reports) as CMake does."""
@@ -190,7 +277,9 @@ def _detection(
     directory = work / "detect"
     source = compilers.detection_project(directory, languages)
     build = directory / "build"
-    outcome = _run([cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout)
+    outcome = _run(
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, mode
+    )
     if outcome.timed_out:
         return outcome
     made = compilers.harvest(build, work) if outcome.returncode == 0 else None
@@ -199,12 +288,13 @@ def _detection(
     return outcome.seconds, made
 
 
-def _run(args: list[str], work: Path, timeout: float) -> RunOutcome:
-    """One CMake process under the launcher, in `work`, with the reduced environment."""
-    args = [*launcher_prefix(), *args]
+def _run(args: list[str], work: Path, timeout: float, mode: Confinement) -> RunOutcome:
+    """One CMake process under the launcher and `mode`, in `work`, with the reduced
+    environment."""
+    args = [*_launcher(work, mode), *args]
     start = time.monotonic()
     if RUNS.stopping:
-        return RunOutcome(None, "", "", 0.0)
+        return RunOutcome(None, "", "", 0.0, mode)
     with subprocess.Popen(
         args,
         cwd=work,
@@ -229,7 +319,7 @@ def _run(args: list[str], work: Path, timeout: float) -> RunOutcome:
         if RUNS.stopping:
             returncode = None
         out, err = stdout.text(), stderr.text()
-    return RunOutcome(returncode, out, err, time.monotonic() - start)
+    return RunOutcome(returncode, out, err, time.monotonic() - start, mode)
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
