@@ -81,7 +81,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a CMake binary to evaluate configs with (repeatable; one per route); "
         "a relative path is relative to the current directory",
     )
-    check.add_argument("--format", default="text", help="text, json, sarif, github or markdown")
+    check.add_argument(
+        "--format", default="text", help="text, json, sarif, github, markdown or mermaid"
+    )
     check.add_argument(
         "--output",
         type=Path,
@@ -152,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a CMake binary to evaluate each side's config with (repeatable; one per route; "
         "needs --manifest)",
     )
-    diff.add_argument("--format", default="text", help="text, json or markdown")
+    diff.add_argument("--format", default="text", help="text, json, markdown or mermaid")
     diff.add_argument("--output", type=Path, metavar="FILE", help="write the diff to FILE")
 
     init = sub.add_parser(
@@ -359,6 +361,7 @@ def _check_with(
     from shiplint.manifest.load import load_manifest
     from shiplint.pipeline import collect_models
     from shiplint.registry import RULES
+    from shiplint.report import PICTURED
     from shiplint.report.model import Report
 
     root = request.root
@@ -369,7 +372,14 @@ def _check_with(
         return _usage_error(str(exc))
     diagnostics = lint(RULES, manifest, models, request.selection)
     fail_on = parse_fail_on(args.fail_on) if args.fail_on else config_fail_on
-    report = Report(tuple(diagnostics), fail_on, root.resolve())
+    picture = ""
+    if args.format in PICTURED:
+        from shiplint.diff.snapshot import artifact_snapshots
+        from shiplint.picture.pictures import check_picture
+
+        builds = artifact_snapshots(models)
+        picture = check_picture(builds, manifest, diagnostics) if builds else ""
+    report = Report(tuple(diagnostics), fail_on, root.resolve(), picture=picture)
     text = _rendered(args, report)
     failed = _emit(text, args.output)
     if failed is not None:
@@ -384,7 +394,7 @@ def _diff(args: argparse.Namespace) -> int:
     from shiplint.config import load_config
     from shiplint.diff.compare import compare
     from shiplint.diff.read import NO_MANIFEST, read_side
-    from shiplint.diff.render import FORMATS, render
+    from shiplint.diff.render import FORMATS, PICTURED, render
     from shiplint.manifest.load import load_manifest
     from shiplint.request import Progress
 
@@ -412,7 +422,12 @@ def _diff(args: argparse.Namespace) -> int:
         if all(s.platform == "unknown" and not s.libraries for s in side):
             return _usage_error(f"{given}: no wheel, archive or shared library to compare")
     result = compare(before, after, tuple(map(str, old)), tuple(map(str, new)))
-    text = render(result, args.format)
+    picture = ""
+    if args.format in PICTURED:
+        from shiplint.picture.pictures import diff_picture
+
+        picture = diff_picture(before, after, manifest, result)
+    text = render(result, args.format, picture)
     failed = _emit(text, args.output)
     if failed is not None:
         return failed

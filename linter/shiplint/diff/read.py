@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.worker import BinaryReader
-from shiplint.diff.snapshot import Snapshot, snapshot
+from shiplint.diff.snapshot import Snapshot, artifact_snapshots
 from shiplint.manifest.model import CMakePackage, Externals, Manifest, Sources
-from shiplint.operators.model import OperatorRegistrations
 from shiplint.request import Progress, RunRequest
 from shiplint.selection import Selection
 
@@ -60,16 +58,4 @@ def read_side(
         selection=Selection(select=areas),
     )
     models = collect_models(request, manifest, RULES, progress, reader)
-    return [
-        snapshot(model, [m for m in models if _artifact_of(m) == model.label])
-        for model in models
-        if isinstance(model, Inventory)
-    ]
-
-
-def _artifact_of(model: object) -> str | None:
-    """The label of the artifact an area's model is about."""
-    if isinstance(model, OperatorRegistrations):
-        return model.artifact
-    label = getattr(model, "label", None)
-    return label if isinstance(label, str) else None
+    return [snap for snap, _ in artifact_snapshots(models)]

@@ -1,4 +1,5 @@
-"""A diff as text, JSON (schemas/diff.schema.json) or Markdown. Breaking changes first."""
+"""A diff as text, JSON (schemas/diff.schema.json), Markdown or a Mermaid picture.
+Breaking changes first."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ import json
 from shiplint.diff.model import Change, Diff, Problem
 from shiplint.plural import counted
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "mermaid")
+# The formats that show the picture of the changed package.
+PICTURED = ("markdown", "mermaid")
 JSON_VERSION = 1
 
 
-def render(diff: Diff, format_name: str) -> str:
+def render(diff: Diff, format_name: str, picture: str = "") -> str:
+    """The diff in `format_name`; `picture` (Mermaid) is what the PICTURED formats draw."""
     if format_name == "json":
         return as_json(diff)
     if format_name == "markdown":
-        return as_markdown(diff)
+        return as_markdown(diff, picture)
+    if format_name == "mermaid":
+        return picture
     return as_text(diff)
 
 
@@ -100,8 +106,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def as_markdown(diff: Diff) -> str:
+def as_markdown(diff: Diff, picture: str = "") -> str:
     lines = [f"## shiplint diff: {_cell(_sides(diff))}", ""]
+    if diff.changes:
+        lines.extend([f"**{_summary(diff)}**", ""])
     if diff.problems:
         lines.extend(["### Not compared", ""])
         lines.extend(
@@ -112,11 +120,25 @@ def as_markdown(diff: Diff) -> str:
         lines.append("")
     if not diff.changes:
         return "\n".join([*lines, "No changes.", ""])
-    lines.extend([f"**{_summary(diff)}**", ""])
     for title, changes in (("Breaking", diff.breaking), ("Other changes", diff.other)):
         if not changes:
             continue
         lines.extend([f"### {title}", "", "| platform | change | what |", "|---|---|---|"])
         lines.extend(f"| {c.platform} | {c.kind.slug} | {_cell(c.message)} |" for c in changes)
         lines.append("")
+    if picture:
+        lines.extend(
+            [
+                "### What changed, drawn",
+                "",
+                "New parts green, removed ones red and dashed (drawn from the old build), "
+                "changed ones amber, changed in a breaking way red; thick edges entered an "
+                "aggregate, dotted labelled ones left it.",
+                "",
+                "```mermaid",
+                picture.rstrip("\n"),
+                "```",
+                "",
+            ]
+        )
     return "\n".join(lines)

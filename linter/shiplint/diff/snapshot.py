@@ -55,6 +55,8 @@ class LibrarySnapshot:
     # The operators its kernel tables register (by name), or None when that is not
     # known: no registry in the manifest, or registrations the binary does not show.
     operators: frozenset[str] | None = None
+    # The members its own NEEDED entries resolve to (the picture's edges).
+    dependencies: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:
@@ -123,6 +125,7 @@ def snapshot(artifact: ArtifactBinaries, models: Iterable[object]) -> Snapshot:
             exported={(s.name, s.version): s for s in record.defined},
             loads=artifact.links.of(record.name).loads if record.name in links else (),
             operators=registered.get(record.name),
+            dependencies=links[record.name].dependencies if record.name in links else (),
         )
     routes = {
         route.route: route
@@ -239,3 +242,26 @@ def by_platform(side: Sequence[Snapshot]) -> dict[str, Snapshot]:
                 },
             )
     return out
+
+
+def artifact_snapshots(models: Sequence[object]) -> list[tuple[Snapshot, str]]:
+    """A snapshot of each artifact among a run's models, with the path its findings are
+    located at; each built from the other areas' models of the same artifact."""
+    from shiplint.artifacts.model import Inventory
+
+    return [
+        (
+            snapshot(model, [m for m in models if _artifact_of(m) == model.label]),
+            model.location().path,
+        )
+        for model in models
+        if isinstance(model, Inventory)
+    ]
+
+
+def _artifact_of(model: object) -> str | None:
+    """The label of the artifact an area's model is about."""
+    if isinstance(model, OperatorRegistrations):
+        return model.artifact
+    label = getattr(model, "label", None)
+    return label if isinstance(label, str) else None

@@ -9,7 +9,10 @@ from shiplint.report.model import Report
 
 Reporter = Callable[[Report], str]
 
-FORMATS = ("text", "json", "sarif", "github", "markdown")
+FORMATS = ("text", "json", "sarif", "github", "markdown", "mermaid")
+# The formats that carry the picture of the checked builds (JSON carries it so that a
+# Markdown summary converted from a saved report still has it).
+PICTURED = ("json", "markdown", "mermaid")
 
 
 def reporter(name: str) -> Reporter:

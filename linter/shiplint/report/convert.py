@@ -47,6 +47,7 @@ def load_report(text: str, root: Path) -> Report:
             fail_on=parse_fail_on(document["summary"]["fail_on"]),
             root=root,
             tool_version=document["tool"]["version"],
+            picture=document.get("picture", ""),
         )
     except ReportFormatError:
         raise

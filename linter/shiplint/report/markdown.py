@@ -62,6 +62,18 @@ def render(report: Report) -> str:
         lines += ["</details>", ""]
     if not report.diagnostics:
         lines += ["No findings.", ""]
+    if report.picture:
+        lines += [
+            "<details><summary>Picture of the checked builds: libraries, components and "
+            "aggregates per route, findings marked</summary>",
+            "",
+            "```mermaid",
+            report.picture.rstrip("\n"),
+            "```",
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(lines)
 
 

@@ -20,6 +20,8 @@ class Report:
     # The checked root: locations of sources are relative to it.
     root: Path
     tool_version: str = __version__
+    # The checked builds drawn in Mermaid, findings marked ("" when none was drawn).
+    picture: str = ""
 
     @property
     def failing(self) -> tuple[Diagnostic, ...]:
