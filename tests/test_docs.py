@@ -126,8 +126,14 @@ def test_complete_manifest_example_loads(tmp_path: Path) -> None:
         "acme",
         "acme_kernels_quantized",
         "quantized_ops_aot",
+        "tbb",
         "_C",
     ]
+    assert manifest.cmake_packages == ("acme", "TBB")
+    tbb = manifest.for_package("TBB")
+    assert [c.name for c in tbb.components] == ["tbb"]
+    assert [a.variable for a in tbb.aggregates] == ["TBB_IMPORTED_TARGETS"]
+    assert tbb.cmake.installed_config_dirs == ("acme/lib/cmake/TBB",)
 
 
 def test_complete_manifest_example_uses_every_field() -> None:

@@ -377,7 +377,7 @@ def _check_with(
         from shiplint.diff.snapshot import artifact_snapshots
         from shiplint.picture.pictures import check_picture
 
-        builds = artifact_snapshots(models)
+        builds = artifact_snapshots(models, manifest.cmake.package)
         picture = check_picture(builds, manifest, diagnostics) if builds else ""
     report = Report(tuple(diagnostics), fail_on, root.resolve(), picture=picture)
     text = _rendered(args, report)

@@ -14,7 +14,7 @@ from typing import Any
 from shiplint.catalogue import rule_doc
 from shiplint.codes import covers
 from shiplint.diagnostics import Diagnostic, Finding
-from shiplint.engine_models import RuleCrash, WaiverUsage
+from shiplint.engine_models import RuleCrash, WaiverUsage, manifest_for
 from shiplint.manifest.model import Manifest, Waiver
 from shiplint.rule import Rule
 from shiplint.safetext import escape_text
@@ -48,7 +48,7 @@ def _run(
     rules: Sequence[Rule[Any]], rule: Rule[Any], manifest: Manifest, model: object
 ) -> Iterable[Diagnostic]:
     try:
-        findings = list(rule.run(manifest, model))
+        findings = list(rule.run(manifest_for(manifest, model), model))
     except Exception as exc:  # a rule bug must not hide every other finding
         crash = RuleCrash(rule.code, f"{type(exc).__name__}: {exc}", _last_frame(exc))
         yield from _run_crash_rules(rules, manifest, crash)

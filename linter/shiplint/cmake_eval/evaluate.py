@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
@@ -122,6 +123,22 @@ def evaluation_platform(listing: Listing, manifest: Manifest) -> Platform:
 
 
 def evaluate_artifact(
+    tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
+) -> list[ConfigModel]:
+    """Each CMake package of the manifest installed in the artifact, evaluated on its own
+    (the main one as the manifest describes it, then each of cmake.other_packages)."""
+    if not manifest.cmake.other_packages:
+        return _evaluate_package(tree, listing, manifest, cmakes, timeout)
+    models: list[ConfigModel] = []
+    for package in manifest.cmake_packages:
+        scoped = manifest.for_package(package)
+        configs = installed_configs(scoped, listing.members)
+        found = _evaluate_package(tree, replace(listing, configs=configs), scoped, cmakes, timeout)
+        models.extend(replace(model, cmake_package=package) for model in found)
+    return models
+
+
+def _evaluate_package(
     tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
 ) -> list[ConfigModel]:
     platform = evaluation_platform(listing, manifest)

@@ -236,6 +236,8 @@ class ConfigEvaluation:
     # Nothing kept the config's writes inside the run's directory (no read-only mounts,
     # no Landlock on this system).
     unconfined: bool = False
+    # The manifest's CMake package this is about; None: its main one (cmake.package).
+    cmake_package: str | None = None
 
     @property
     def artifact(self) -> str | None:
@@ -287,6 +289,8 @@ class AggregateAcrossRoutes:
     variable: str
     config: Location
     views: tuple[RouteView, ...]
+    # The manifest's CMake package this is about; None: its main one (cmake.package).
+    cmake_package: str | None = None
 
     @property
     def artifact(self) -> str | None:
@@ -302,6 +306,8 @@ class MissingConfig:
     searched: tuple[str, ...]
     # The artifact's own location.
     location: Location
+    # The manifest's CMake package this is about; None: its main one (cmake.package).
+    cmake_package: str | None = None
 
 
 @dataclass(frozen=True)
@@ -316,6 +322,8 @@ class RouteCoverage:
     evaluated: tuple[tuple[str, str], ...]
     # Manifest routes no configured CMake falls in.
     missing: tuple[str, ...]
+    # The manifest's CMake package this is about; None: its main one (cmake.package).
+    cmake_package: str | None = None
 
     @property
     def artifact(self) -> str | None:

@@ -58,4 +58,4 @@ def read_side(
         selection=Selection(select=areas),
     )
     models = collect_models(request, manifest, RULES, progress, reader)
-    return [snap for snap, _ in artifact_snapshots(models)]
+    return [snap for snap, _ in artifact_snapshots(models, manifest.cmake.package)]

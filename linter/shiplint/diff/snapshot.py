@@ -244,10 +244,20 @@ def by_platform(side: Sequence[Snapshot]) -> dict[str, Snapshot]:
     return out
 
 
-def artifact_snapshots(models: Sequence[object]) -> list[tuple[Snapshot, str]]:
+def artifact_snapshots(
+    models: Sequence[object], package: str | None = None
+) -> list[tuple[Snapshot, str]]:
     """A snapshot of each artifact among a run's models, with the path its findings are
-    located at; each built from the other areas' models of the same artifact."""
+    located at; each built from the other areas' models of the same artifact. With
+    `package` (the manifest's cmake.package), only that CMake package's evaluations are
+    kept: those of cmake.other_packages would otherwise take its routes' places."""
     from shiplint.artifacts.model import Inventory
+
+    models = [
+        m
+        for m in models
+        if not isinstance(m, ConfigEvaluation) or m.cmake_package in (None, package)
+    ]
 
     return [
         (

@@ -84,6 +84,8 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                     )
         _check_routes(agg, ("aggregates", i), route_names, report)
 
+    _check_packages(data, report)
+
     spellings = {c.get("request", c["name"]) for c in components}
     for i, request_set in enumerate(data.get("cmake", {}).get("request_sets", [])):
         at: PathKey = ("cmake", "request_sets", i)
@@ -182,6 +184,53 @@ def _path_problem(value: str) -> str | None:
     if posixpath.normpath(text).split("/")[0] == "..":
         return "leaves the tree it is relative to"
     return None
+
+
+def _check_packages(data: dict[str, Any], report: Callable[[PathKey, str], None]) -> None:
+    """Every `package` names one of the manifest's CMake packages, and what an aggregate
+    or component variable carries is that package's."""
+    cmake = data.get("cmake", {})
+    main = cmake.get("package")
+    others = cmake.get("other_packages", [])
+    for i, other in enumerate(others):
+        if other["package"] == main:
+            report(
+                ("cmake", "other_packages", i, "package"),
+                f"other package {main!r} is the main package (cmake.package)",
+            )
+    known = {main, *(o["package"] for o in others)}
+    owner = {c["name"]: c.get("package", main) for c in data.get("components", [])}
+
+    def check(path: PathKey, entry: dict[str, Any]) -> str:
+        package = entry.get("package", main)
+        if package not in known:
+            report(
+                (*path, "package"),
+                f"package {package!r} is neither cmake.package nor one of cmake.other_packages",
+            )
+        return str(package)
+
+    for i, comp in enumerate(data.get("components", [])):
+        check(("components", i), comp)
+    for i, agg in enumerate(data.get("aggregates", [])):
+        package = check(("aggregates", i), agg)
+        for key, names in agg.get("carries", {}).items():
+            for j, name in enumerate(names):
+                if name in owner and owner[name] != package:
+                    report(
+                        ("aggregates", i, "carries", key, j),
+                        f"aggregate {agg['variable']} of package {package} names component "
+                        f"{name!r} of package {owner[name]}",
+                    )
+    for i, var in enumerate(data.get("component_variables", [])):
+        package = check(("component_variables", i), var)
+        name = var["component"]
+        if name in owner and owner[name] != package:
+            report(
+                ("component_variables", i, "component"),
+                f"variable {var['variable']} of package {package} names component {name!r} "
+                f"of package {owner[name]}",
+            )
 
 
 def _unique_names(

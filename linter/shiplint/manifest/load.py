@@ -23,6 +23,7 @@ from shiplint.manifest.model import (
     LibraryKind,
     LibraryType,
     Manifest,
+    OtherPackage,
     Ownership,
     PackagingCall,
     Placement,
@@ -126,6 +127,14 @@ def _build(doc: Document) -> Manifest:
             mark(("cmake", "config_source_extras", i))
             for i in range(len(cm.get("config_source_extras", ())))
         ),
+        other_packages=tuple(
+            OtherPackage(
+                o["package"],
+                o.get("namespace", ""),
+                tuple(o.get("installed_config_dirs", cm["installed_config_dirs"])),
+            )
+            for o in cm.get("other_packages", ())
+        ),
         request_sets=tuple(
             RequestSet(r["request"], _carries(r["brings"]), mark(("cmake", "request_sets", i)))
             for i, r in enumerate(cm.get("request_sets", ()))
@@ -142,6 +151,7 @@ def _build(doc: Document) -> Manifest:
             request=c.get("request"),
             only_on_request=c.get("only_on_request", False),
             header_only=c.get("header_only", False),
+            package=c.get("package"),
         )
         for i, c in enumerate(d["components"])
     )
@@ -151,6 +161,7 @@ def _build(doc: Document) -> Manifest:
             _carries(a["carries"]),
             tuple(a.get("routes", ())),
             mark(("aggregates", i)),
+            package=a.get("package"),
         )
         for i, a in enumerate(d.get("aggregates", []))
     )
@@ -160,6 +171,7 @@ def _build(doc: Document) -> Manifest:
             v["component"],
             tuple(v.get("routes", ())),
             mark(("component_variables", i)),
+            package=v.get("package"),
         )
         for i, v in enumerate(d.get("component_variables", []))
     )

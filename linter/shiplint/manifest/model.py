@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from shiplint.diagnostics import Location
@@ -148,6 +148,8 @@ class Component:
     only_on_request: bool = False
     # An INTERFACE target with no library of its own (headers, usage requirements).
     header_only: bool = False
+    # The CMake package publishing it when not the manifest's main one (cmake.package).
+    package: str | None = None
 
     @property
     def request_name(self) -> str:
@@ -174,6 +176,8 @@ class Aggregate:
     # Route names this aggregate is checked on; empty means every route.
     routes: tuple[str, ...]
     mark: Location = NO_MARK
+    # The CMake package whose config sets it when not the main one.
+    package: str | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,8 @@ class ComponentVariable:
     component: str
     routes: tuple[str, ...]
     mark: Location = NO_MARK
+    # The CMake package whose config sets it when not the main one.
+    package: str | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +207,15 @@ class CMakeRoute:
         if self.since is not None and version < self.since:
             return False
         return not (self.below is not None and version >= self.below)
+
+
+@dataclass(frozen=True)
+class OtherPackage:
+    """Another CMake package the artifact installs, evaluated on its own."""
+
+    package: str
+    namespace: str
+    installed_config_dirs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -232,6 +247,7 @@ class CMakePackage:
     # Where the manifest names config_source, then each of config_source_extras.
     config_source_marks: tuple[Location, ...] = ()
     request_sets: tuple[RequestSet, ...] = ()
+    other_packages: tuple[OtherPackage, ...] = ()
 
     def route_for(self, version: tuple[int, ...]) -> CMakeRoute | None:
         return next((r for r in self.routes if r.contains(version)), None)
@@ -365,6 +381,55 @@ class Manifest:
     def component_of_target(self, target: str) -> str | None:
         """The component whose imported target is `target`, by name (no location lookup)."""
         return next((c.name for c in self.components if self.target_name(c.name) == target), None)
+
+    @property
+    def cmake_packages(self) -> tuple[str, ...]:
+        """Every CMake package the manifest describes, the main one first."""
+        return (self.cmake.package, *(o.package for o in self.cmake.other_packages))
+
+    def for_package(self, package: str) -> Manifest:
+        """The manifest as one of its CMake packages sees it: that package's find_package
+        name, namespace and config directories, and only the components, aggregates and
+        component variables it publishes (each library owning only those). Everything
+        else (libraries, placements, routes, externals) is shared."""
+        main = self.cmake.package
+        if package == main:
+            cmake = self.cmake
+        else:
+            other = next(o for o in self.cmake.other_packages if o.package == package)
+            cmake = replace(
+                self.cmake,
+                package=other.package,
+                namespace=other.namespace,
+                installed_config_dirs=other.installed_config_dirs,
+                config_source=None,
+                config_source_extras=(),
+                config_source_marks=(),
+                request_sets=(),
+            )
+
+        def ours(owner: str | None) -> bool:
+            return (owner or main) == package
+
+        components = tuple(c for c in self.components if ours(c.package))
+        names = {c.name for c in components}
+        libraries = tuple(
+            replace(
+                lib,
+                owns=replace(
+                    lib.owns, components=tuple(c for c in lib.owns.components if c in names)
+                ),
+            )
+            for lib in self.libraries
+        )
+        return replace(
+            self,
+            cmake=replace(cmake, other_packages=()),
+            libraries=libraries,
+            components=components,
+            aggregates=tuple(a for a in self.aggregates if ours(a.package)),
+            component_variables=tuple(v for v in self.component_variables if ours(v.package)),
+        )
 
     def request_name(self, component: str) -> str:
         known = self.component(component)
