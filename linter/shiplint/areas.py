@@ -17,6 +17,7 @@ from typing import Any, get_args
 from shiplint.artifacts.model import Inventory
 from shiplint.cmake_eval.model import ConfigModel
 from shiplint.engine_models import RuleCrash, WaiverUsage
+from shiplint.header_probe.model import HeaderModel
 from shiplint.link_probe.model import ProbeModel
 from shiplint.operators.model import OperatorRegistrations
 from shiplint.request import RunRequest
@@ -36,6 +37,8 @@ class Input(enum.Enum):
     CMAKE = "cmake"
     # Consumers compiled and linked with the host toolchain (asked for with --link-probe).
     CONSUMER_BUILDS = "consumer builds"
+    # Every public header compiled alone with the host toolchain (--header-probe).
+    HEADER_BUILDS = "header builds"
 
     def available(self, request: RunRequest) -> bool:
         """Whether the run gives this input: a missing CMake is itself a finding, so
@@ -44,6 +47,8 @@ class Input(enum.Enum):
             return request.check_sources
         if self is Input.CONSUMER_BUILDS:
             return request.link_probe and bool(request.artifacts)
+        if self is Input.HEADER_BUILDS:
+            return request.header_probe and bool(request.artifacts)
         if self is Input.CMAKE:
             return True
         return bool(request.artifacts)
@@ -61,7 +66,7 @@ class Area:
 
 
 # Every model some area builds: what the pipeline hands the engine.
-Model = SourceModel | ConfigModel | Inventory | OperatorRegistrations | ProbeModel
+Model = SourceModel | ConfigModel | Inventory | OperatorRegistrations | ProbeModel | HeaderModel
 _CONFIG_MODELS: tuple[type[Any], ...] = get_args(ConfigModel)
 
 SOURCES = Area("sources", (SourceModel,), frozenset({Input.SOURCES}))
@@ -74,7 +79,12 @@ LINK_PROBE = Area(
     get_args(ProbeModel),
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.CONSUMER_BUILDS}),
 )
-AREAS = (SOURCES, CONFIG_SOURCE, CONFIG_ARTIFACT, ARTIFACTS, OPERATORS, LINK_PROBE)
+HEADER_PROBE = Area(
+    "header probe",
+    get_args(HeaderModel),
+    frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.HEADER_BUILDS}),
+)
+AREAS = (SOURCES, CONFIG_SOURCE, CONFIG_ARTIFACT, ARTIFACTS, OPERATORS, LINK_PROBE, HEADER_PROBE)
 # Models the engine makes itself, from the other rules' results.
 ENGINE_MODELS: tuple[type[Any], ...] = (WaiverUsage, RuleCrash)
 

@@ -127,6 +127,11 @@ def _parser() -> argparse.ArgumentParser:
         help="also build real consumers of the host platform's artifacts",
     )
     check.add_argument(
+        "--header-probe",
+        action="store_true",
+        help="also compile every public header alone, for the host platform's artifacts",
+    )
+    check.add_argument(
         "--verbose",
         action="store_true",
         help="say what the run reads and builds, on stderr (also when it is not a terminal)",
@@ -326,6 +331,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
         artifacts=artifacts,
         cmake=(),
         link_probe=args.link_probe or config.link_probe,
+        header_probe=args.header_probe or config.header_probe,
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
     )

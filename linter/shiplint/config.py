@@ -35,6 +35,7 @@ class Config:
     # None: findings never fail the run (fail-on = "none").
     fail_on: Severity | None = Severity.ERROR
     link_probe: bool = False
+    header_probe: bool = False
     # None: the run's defaults (request.EVALUATION_TIMEOUT, BUILD_TIMEOUT).
     cmake_timeout: float | None = None
 
@@ -97,6 +98,7 @@ def load_config(root: Path) -> Config:
         cmake_line=_key_lines(text).get("cmake", 1),
         fail_on=parse_fail_on(table.get("fail-on", "error")),
         link_probe=bool(table.get("link-probe", False)),
+        header_probe=bool(table.get("header-probe", False)),
         cmake_timeout=float(table["cmake-timeout"]) if "cmake-timeout" in table else None,
     )
 

@@ -17,6 +17,7 @@ from shiplint.areas import (
     ARTIFACTS,
     CONFIG_ARTIFACT,
     CONFIG_SOURCE,
+    HEADER_PROBE,
     LINK_PROBE,
     OPERATORS,
     SOURCES,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.cmake_eval.model import ConfigModel
+    from shiplint.header_probe.model import HeaderModel
     from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
     from shiplint.sources.model import CMakeProject, SourceModel
@@ -176,6 +178,8 @@ def _areas_of_one_artifact(
             models.extend(config.result())
     if inventory is not None and run.builds(LINK_PROBE):
         models.extend(_link_probe_models(tree, inventory, request, manifest, progress))
+    if inventory is not None and run.builds(HEADER_PROBE):
+        models.extend(_header_probe_models(tree, inventory, request, manifest, progress))
     return models
 
 
@@ -221,3 +225,16 @@ def _link_probe_models(
         cmake=request.cmake, timeout=request.build_timeout, progress=progress.step
     )
     return probe_artifact(tree, inventory, manifest, options)
+
+
+def _header_probe_models(
+    tree: Tree, inventory: Inventory, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[HeaderModel]:
+    """Every public header of the artifact's package compiled alone (host platform only)."""
+    from shiplint.header_probe.probe import HeaderOptions, probe_headers
+
+    progress.step(f"compiling the headers of {tree.label} one by one")
+    options = HeaderOptions(
+        cmake=request.cmake, timeout=request.build_timeout, progress=progress.step
+    )
+    return probe_headers(tree, inventory, manifest, options)

@@ -7,6 +7,7 @@ from typing import Any
 from shiplint.checks import (
     artifacts,
     config_eval,
+    header_probe,
     import_libraries,
     link_probe,
     meta,
@@ -27,6 +28,7 @@ RULES: tuple[Rule[Any], ...] = (
     *import_libraries.RULES,
     *operators.RULES,
     *link_probe.RULES,
+    *header_probe.RULES,
 )
 
 

@@ -25,6 +25,7 @@ class RunRequest:
     # names on PATH from other callers); one per route at least.
     cmake: tuple[str, ...]
     link_probe: bool = False
+    header_probe: bool = False
     # Seconds one CMake run may take before it is stopped and reported; None: the defaults.
     cmake_timeout: float | None = None
     # The rules that will run: an area none of whose rules run is not built at all

@@ -19,6 +19,7 @@ from shiplint.manifest.model import (
     ComponentVariable,
     Conflict,
     Externals,
+    Headers,
     Library,
     LibraryKind,
     LibraryType,
@@ -230,6 +231,7 @@ def _build(doc: Document) -> Manifest:
         registries=registries,
         waivers=waivers,
         sources=sources,
+        headers=Headers(exclude=tuple(d.get("headers", {}).get("exclude", ()))),
     )
 
 

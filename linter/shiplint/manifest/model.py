@@ -348,6 +348,15 @@ class Sources:
 
 
 @dataclass(frozen=True)
+class Headers:
+    """What the header probe compiles: every header under the config's include dirs but these."""
+
+    # Globs over a header's path below its include directory (as `#include <...>` spells
+    # it): headers that forbid direct inclusion.
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: str
     name: str
@@ -362,6 +371,7 @@ class Manifest:
     waivers: tuple[Waiver, ...]
     sources: Sources
     platforms: tuple[Platform, ...] = field(default=())
+    headers: Headers = Headers()
 
     def library(self, name: str) -> Library | None:
         return next((lib for lib in self.libraries if lib.name == name), None)

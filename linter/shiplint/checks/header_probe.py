@@ -1,0 +1,86 @@
+"""Rules of the header probe: every public header compiles alone (SL507), and what the
+probe could not do is said (SL508, SL509)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from shiplint.diagnostics import Finding, Location, Subject
+from shiplint.header_probe.model import (
+    HeaderFailure,
+    HeaderProbeFailed,
+    HeadersNotProbed,
+    HeaderSweep,
+    NotRunReason,
+)
+from shiplint.manifest.model import Manifest
+from shiplint.plural import counted
+from shiplint.rule import Rule
+
+
+def _error(failure: HeaderFailure) -> str:
+    error = failure.error
+    if error is None:
+        return f"the compiler reported no located error; last lines:\n{failure.tail}"
+    if error.file == failure.header:
+        return f"first error: {error.text}"
+    where = f"{error.file}:{error.line}" if error.line is not None else error.file
+    return f"first error (included from here) at {where}: {error.text}"
+
+
+def header_not_self_contained(manifest: Manifest, sweep: HeaderSweep) -> Iterator[Finding]:
+    """SL507: a public header does not compile on its own."""
+    context = sweep.context
+    route = f", route {context.route}" if context.route else ""
+    for failure in sweep.failures:
+        location = Location(path=sweep.artifact_path, line=failure.line, member=failure.header)
+        yield Finding(
+            message=(
+                f"<{failure.spelling}> does not compile alone with the flags the config's "
+                f"targets publish (CMake {context.cmake_version}{route}, "
+                f"{counted(len(context.targets), 'imported target')}): {_error(failure)}"
+            ),
+            location=location,
+            subject=Subject(cmake_version=context.cmake_version, artifact=context.artifact),
+            hint=(
+                "Include what the header uses, or, if it must only be reached through another "
+                "header, say so in the manifest (`headers.exclude`) and in the header."
+            ),
+        )
+
+
+def header_probe_failed(manifest: Manifest, model: HeaderProbeFailed) -> Iterator[Finding]:
+    """SL508: the header probe was asked for and could not run."""
+    yield Finding(
+        message=f"header probe not run on {model.artifact}: {model.reason}",
+        location=model.location,
+        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
+        hint="Install a C++ compiler and the configured CMake, or run without --header-probe.",
+    )
+
+
+def headers_not_probed(manifest: Manifest, model: HeadersNotProbed) -> Iterator[Finding]:
+    """SL509: the header probe does not apply here, said rather than skipped."""
+    yield Finding(
+        message=f"headers not probed ({model.reason.value}): {model.detail}",
+        location=model.location,
+        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
+        hint=_HINTS[model.reason],
+    )
+
+
+_HINTS = {
+    NotRunReason.OTHER_PLATFORM: "Run the header probe on a host of the artifact's platform.",
+    NotRunReason.NO_TARGETS: (
+        "Configure a CMake of a route with imported targets (--cmake), whose usage "
+        "requirements are the flags the headers are compiled with."
+    ),
+    NotRunReason.NO_HEADERS: "Nothing to compile: the targets publish no include directory.",
+}
+
+RULES: tuple[Rule[Any], ...] = (
+    Rule("SL507", HeaderSweep, header_not_self_contained),
+    Rule("SL508", HeaderProbeFailed, header_probe_failed),
+    Rule("SL509", HeadersNotProbed, headers_not_probed),
+)
