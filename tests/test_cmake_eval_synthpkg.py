@@ -14,8 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from shiplint.cmake_eval import evaluate_source
+from shiplint.cmake_eval import evaluate_source, run
 from shiplint.cmake_eval.model import AggregateAcrossRoutes, ConfigEvaluation, Mode
+from shiplint.cmake_eval.run import Confinement
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
@@ -201,10 +202,14 @@ def test_an_os_with_architectures_is_evaluated_per_architecture() -> None:
     ]
 
 
-def test_runs_that_generate_the_config_do_not_overlap(tmp_path: Path, routes: list[str]) -> None:
+def test_runs_that_generate_the_config_do_not_overlap(
+    tmp_path: Path, routes: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A .cmake.in source is generated into the shared tree by each run: two CMakes at once
     would read each other's half-written file (seen as an empty aggregate, now and then).
-    Each evaluation logs its start and end; serialised runs never interleave."""
+    Each evaluation logs its start and end; serialised runs never interleave. The log is
+    outside every evaluation's directory, so the runs are left unconfined to write it."""
+    monkeypatch.setattr(run, "confinement", lambda: Confinement.NONE)
     repo = tmp_path / "synthpkg"
     shutil.copytree(FIXTURE, repo)
     log = tmp_path / "evaluations.log"

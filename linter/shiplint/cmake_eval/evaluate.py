@@ -307,7 +307,11 @@ def evaluate_once(
         # (SL109 is about a REQUIRED request).
         frozenset(range(1 if together else 0, first_set)),
     )
-    outcome = configure(cmake, probe.source_dir, work, layout.platform, timeout, languages)
+    # Writable: the evaluation's whole directory (this run's and the laid-out tree, where
+    # the probe configures a .cmake.in source), nothing else.
+    outcome = configure(
+        cmake, probe.source_dir, work, layout.platform, timeout, languages, writable=work.parent
+    )
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package

@@ -232,15 +232,18 @@ def configure(
     timeout: float,
     languages: tuple[str, ...] = (),
     confine: Confinement | None = None,
+    writable: Path | None = None,
 ) -> RunOutcome:
     """`cmake -S source -B work/build`, as `platform` when that is not the host's system;
-    writable only inside `work` under `confine` (default: the best this system offers).
+    writable only inside `writable` (default `work`, which it must hold) under `confine`
+    (default: the best this system offers).
 
     With `languages`, the build tree starts from this toolchain's kept compiler
     detection (compilers.py), made first in a project of its own when none is kept.
     """
     mode = confinement() if confine is None else confine
     work.mkdir(parents=True, exist_ok=True)
+    fence = (writable or work, mode)
     arguments: list[str] = []
     if platform.os != _HOST_SYSTEM:
         arguments.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
@@ -248,14 +251,14 @@ def configure(
     build = work / "build"
     spent = 0.0
     if languages:
-        detected = _detection(cmake, arguments, languages, work, timeout, mode)
+        detected = _detection(cmake, arguments, languages, work, timeout, fence)
         if isinstance(detected, RunOutcome):
             return detected  # the detection itself ran out of time: so did this run
         spent, detection = detected
         if detection is not None:
             compilers.seed(build, detection)
     outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, mode
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
     )
     return replace(outcome, seconds=outcome.seconds + spent)
 
@@ -266,7 +269,7 @@ def _detection(
     languages: tuple[str, ...],
     work: Path,
     timeout: float,
-    mode: Confinement,
+    fence: tuple[Path, Confinement],
 ) -> tuple[float, compilers.Detection | None] | RunOutcome:
     """The kept detection, else one made now (and kept) with the seconds it took; a run
     that failed leaves None, and the probe then detects (and reports) as CMake does."""
@@ -278,7 +281,7 @@ def _detection(
     source = compilers.detection_project(directory, languages)
     build = directory / "build"
     outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, mode
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
     )
     if outcome.timed_out:
         return outcome
@@ -288,10 +291,13 @@ def _detection(
     return outcome.seconds, made
 
 
-def _run(args: list[str], work: Path, timeout: float, mode: Confinement) -> RunOutcome:
-    """One CMake process under the launcher and `mode`, in `work`, with the reduced
-    environment."""
-    args = [*_launcher(work, mode), *args]
+def _run(
+    args: list[str], work: Path, timeout: float, fence: tuple[Path, Confinement]
+) -> RunOutcome:
+    """One CMake process under the launcher, in `work`, with the reduced environment,
+    writable only inside the fence's directory (under its confinement)."""
+    writable, mode = fence
+    args = [*_launcher(writable, mode), *args]
     start = time.monotonic()
     if RUNS.stopping:
         return RunOutcome(None, "", "", 0.0, mode)
