@@ -43,8 +43,14 @@ from shiplint.artifacts.records import (
 from shiplint.artifacts.static_archive import read_archive
 from shiplint.platforms import normalise_arch
 
-# Mach-O n_desc flag: the definition is weak (coalesced by the loader).
+# Mach-O n_desc flags: the definition is weak (coalesced by the loader); the reference
+# is weak (left null when nothing defines it).
 _N_WEAK_DEF = 0x0080
+_N_WEAK_REF = 0x0040
+# Mach-O library ordinals (bits 8-15 of an undefined symbol's n_desc) with a meaning of
+# their own: search every loaded image (`-undefined dynamic_lookup`); the main executable.
+_DYNAMIC_LOOKUP_ORDINAL = 0xFE
+_EXECUTABLE_ORDINAL = 0xFF
 
 
 @functools.cache
@@ -291,16 +297,22 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
     commands = lief.MachO.LoadCommand.TYPE
     soname = None
     needed: list[str] = []
+    reexports: list[str] = []
     for library in binary.libraries:
         # lief lists the library's own LC_ID_DYLIB among its `libraries`: it is
         # the install name, not a dependency.
         if library.command == commands.ID_DYLIB:
             soname = _text(library.name)
-        else:
-            needed.append(_text(library.name))
+            continue
+        needed.append(_text(library.name))
+        if library.command == commands.REEXPORT_DYLIB:
+            reexports.append(_text(library.name))
     runpath = tuple(_text(command.path) for command in binary.rpaths)
+    # Without MH_TWOLEVEL the ordinals mean nothing: every image loaded is searched.
+    two_level = "TWOLEVEL" in {_enum_name(f) for f in binary.header.flags_list}
     defined: list[SymbolRecord] = []
     undefined: list[str] = []
+    imports: list[Import] = []
     category = lief.MachO.Symbol.CATEGORY
     for symbol in binary.symbols:
         # The C-level name: Mach-O prefixes every C symbol with `_`.
@@ -308,6 +320,7 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
         c_name = raw[1:] if raw.startswith("_") else raw
         if symbol.category == category.UNDEFINED:
             undefined.append(c_name)
+            imports.append(_macho_import(c_name, symbol.description, needed, two_level))
         elif symbol.category == category.EXTERNAL:
             defined.append(
                 SymbolRecord(
@@ -328,7 +341,25 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
         rpath=(),
         defined=tuple(defined),
         undefined=tuple(undefined),
+        imports=tuple(imports),
+        reexports=tuple(reexports),
     )
+
+
+def _macho_import(name: str, description: int, needed: list[str], two_level: bool) -> Import:
+    """An undefined symbol and the library its two-level ordinal binds it to: ordinal
+    n is the n-th dylib load command after LC_ID_DYLIB, i.e. `needed[n - 1]`."""
+    weak = bool(description & _N_WEAK_REF)
+    ordinal = (description >> 8) & 0xFF
+    if not two_level or ordinal == _DYNAMIC_LOOKUP_ORDINAL:
+        return Import(name, weak)
+    if ordinal == _EXECUTABLE_ORDINAL:
+        return Import(name, weak, from_executable=True)
+    if 1 <= ordinal <= len(needed):
+        return Import(name, weak, library=needed[ordinal - 1])
+    # Ordinal 0 (the binary itself, an old form) or one past the load commands: no
+    # library is named, so it is looked up like a flat-namespace reference.
+    return Import(name, weak)
 
 
 # ---------------------------------------------------------------- PE
@@ -365,6 +396,15 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
     undefined = tuple(
         _text(entry.name) for imported in binary.imports for entry in imported.entries if entry.name
     )
+    # A DLL import has no weak form: the loader fails when the DLL lacks the entry.
+    imports = tuple(
+        Import(f"#{entry.ordinal}", False, library=_text(imported.name), ordinal=entry.ordinal)
+        if entry.is_ordinal
+        else Import(_text(entry.name), False, library=_text(imported.name))
+        for imported in binary.imports
+        for entry in imported.entries
+        if entry.is_ordinal or entry.name
+    )
     machine = _enum_name(binary.header.machine)
     return BinaryRecord(
         name=name,
@@ -377,6 +417,10 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
         rpath=(),
         defined=defined,
         undefined=undefined,
+        imports=imports,
+        export_ordinals=frozenset(
+            entry.ordinal for entry in (export.entries if export is not None else ())
+        ),
     )
 
 

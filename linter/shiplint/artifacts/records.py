@@ -90,6 +90,15 @@ class Import:
     # that version of (libstdc++.so.6); None when the reference is unversioned.
     version: str | None = None
     file: str | None = None
+    # Mach-O two-level namespace and PE: the library the reference is bound to, as the
+    # binary names it (the install name its ordinal selects, the DLL it is imported from):
+    # that library must export it. None when the loader searches every image it loaded
+    # (ELF; Mach-O flat namespace and `-undefined dynamic_lookup`).
+    library: str | None = None
+    # PE: imported by ordinal alone (`name` is then `#<ordinal>`).
+    ordinal: int | None = None
+    # Mach-O: bound to the main executable that loads the binary, unknown statically.
+    from_executable: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,9 +122,13 @@ class BinaryRecord:
     undefined: tuple[str, ...]
     # Members of a static archive (0 for anything else).
     archive_members: int = 0
-    # ELF: every undefined dynamic symbol with its binding and version (`undefined`
-    # keeps the names alone). Empty for other formats.
+    # Every undefined dynamic symbol with its binding, and the version (ELF) or the
+    # library (Mach-O, PE) it is bound to; `undefined` keeps the names alone.
     imports: tuple[Import, ...] = ()
+    # PE: the ordinals of its exports (an import by ordinal names one of them).
+    export_ordinals: frozenset[int] = frozenset()
+    # Mach-O: the install names of its LC_REEXPORT_DYLIB entries, whose exports it exports.
+    reexports: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:
