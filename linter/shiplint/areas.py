@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 from shiplint.artifacts.model import Inventory
 from shiplint.cmake_eval.model import ConfigModel
+from shiplint.cmake_eval.version_model import VersionModel
 from shiplint.engine_models import RuleCrash, WaiverUsage
 from shiplint.header_probe.model import HeaderModel
 from shiplint.link_probe.model import ProbeModel
@@ -66,12 +67,24 @@ class Area:
 
 
 # Every model some area builds: what the pipeline hands the engine.
-Model = SourceModel | ConfigModel | Inventory | OperatorRegistrations | ProbeModel | HeaderModel
+Model = (
+    SourceModel
+    | ConfigModel
+    | VersionModel
+    | Inventory
+    | OperatorRegistrations
+    | ProbeModel
+    | HeaderModel
+)
 _CONFIG_MODELS: tuple[type[Any], ...] = get_args(ConfigModel)
 
 SOURCES = Area("sources", (SourceModel,), frozenset({Input.SOURCES}))
 CONFIG_SOURCE = Area("config source", _CONFIG_MODELS, frozenset({Input.SOURCES, Input.CMAKE}))
 CONFIG_ARTIFACT = Area("installed config", _CONFIG_MODELS, frozenset({Input.LISTING, Input.CMAKE}))
+# Each installed config's version file, evaluated as find_package does: no binary read.
+CONFIG_VERSION = Area(
+    "installed config version file", get_args(VersionModel), frozenset({Input.LISTING, Input.CMAKE})
+)
 ARTIFACTS = Area("artifacts", (Inventory,), frozenset({Input.LISTING, Input.BINARIES}))
 OPERATORS = Area("operators", (OperatorRegistrations,), frozenset({Input.LISTING, Input.BINARIES}))
 LINK_PROBE = Area(
@@ -84,7 +97,16 @@ HEADER_PROBE = Area(
     get_args(HeaderModel),
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.HEADER_BUILDS}),
 )
-AREAS = (SOURCES, CONFIG_SOURCE, CONFIG_ARTIFACT, ARTIFACTS, OPERATORS, LINK_PROBE, HEADER_PROBE)
+AREAS = (
+    SOURCES,
+    CONFIG_SOURCE,
+    CONFIG_ARTIFACT,
+    CONFIG_VERSION,
+    ARTIFACTS,
+    OPERATORS,
+    LINK_PROBE,
+    HEADER_PROBE,
+)
 # Models the engine makes itself, from the other rules' results.
 ENGINE_MODELS: tuple[type[Any], ...] = (WaiverUsage, RuleCrash)
 

@@ -17,6 +17,7 @@ from shiplint.areas import (
     ARTIFACTS,
     CONFIG_ARTIFACT,
     CONFIG_SOURCE,
+    CONFIG_VERSION,
     HEADER_PROBE,
     LINK_PROBE,
     OPERATORS,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.cmake_eval.model import ConfigModel
+    from shiplint.cmake_eval.version_model import VersionModel
     from shiplint.header_probe.model import HeaderModel
     from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
@@ -159,12 +161,17 @@ def _areas_of_one_artifact(
     inventory: Inventory | None = None
     from concurrent.futures import ThreadPoolExecutor
 
-    # The config evaluation waits on CMake processes: run it beside the binary
+    # The config evaluations wait on CMake processes: run them beside the binary
     # reading, which keeps this process busy, instead of after it.
-    with ThreadPoolExecutor(max_workers=1) as background:
+    with ThreadPoolExecutor(max_workers=2) as background:
         config = (
             background.submit(_config_artifact_models, tree, listing, request, manifest, progress)
             if run.builds(CONFIG_ARTIFACT)
+            else None
+        )
+        version = (
+            background.submit(_version_file_models, tree, listing, request, manifest, progress)
+            if run.builds(CONFIG_VERSION)
             else None
         )
         if run.reads(Input.BINARIES):
@@ -176,6 +183,8 @@ def _areas_of_one_artifact(
                 models.extend(_operator_models(tree, inventory, reader, manifest, progress))
         if config is not None:
             models.extend(config.result())
+        if version is not None:
+            models.extend(version.result())
     if inventory is not None and run.builds(LINK_PROBE):
         models.extend(_link_probe_models(tree, inventory, request, manifest, progress))
     if inventory is not None and run.builds(HEADER_PROBE):
@@ -203,6 +212,18 @@ def _config_artifact_models(
         f"evaluating the CMake config of {tree.label} with {counted(len(request.cmake), 'CMake')}"
     )
     return evaluate_artifact(tree, listing, manifest, request.cmake, request.evaluation_timeout)
+
+
+def _version_file_models(
+    tree: Tree, listing: Listing, request: RunRequest, manifest: Manifest, progress: Progress
+) -> list[VersionModel]:
+    """Each installed config's version file, asked as find_package asks it, per CMake."""
+    from shiplint.cmake_eval.version_file import evaluate_version_files
+
+    progress.step(f"evaluating the CMake version files of {tree.label}")
+    return evaluate_version_files(
+        tree, listing, manifest, request.cmake, request.evaluation_timeout
+    )
 
 
 def _operator_models(

@@ -15,12 +15,14 @@ from shiplint.checks import (
     requirements,
     sources,
     symbols,
+    version_file,
 )
 from shiplint.rule import Rule
 
 RULES: tuple[Rule[Any], ...] = (
     *meta.RULES,
     *config_eval.RULES,
+    *version_file.RULES,
     *sources.RULES,
     *artifacts.RULES,
     *symbols.RULES,

@@ -79,7 +79,7 @@ class _Input:
     shipped: tuple[ShippedLibrary, ...]
 
 
-def _scratch() -> str | None:
+def scratch() -> str | None:
     """Where the temporary tree goes: memory-backed when the host has it.
 
     An artifact's tree is thousands of empty placeholder files; on a loaded disk
@@ -151,7 +151,7 @@ def _evaluate_package(
         if listing.platform is not None
         else place_libraries(manifest, platform, listing.members)
     )
-    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch()) as tmp:
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
@@ -175,7 +175,7 @@ def evaluate_source(
     models: list[ConfigModel] = []
     config = Location(manifest.cmake.config_source or manifest.path)
     for platform in manifest_platforms(manifest):
-        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=_scratch()) as tmp:
+        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch()) as tmp:
             work = Path(tmp)
             layout = layout_source(repo, manifest, platform, work / "tree")
             if isinstance(layout, Layout) and project is not None:

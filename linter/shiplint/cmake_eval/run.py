@@ -291,6 +291,17 @@ def _detection(
     return outcome.seconds, made
 
 
+def run_script(
+    cmake: CMakeBinary, script: Path, work: Path, timeout: float, confine: Confinement | None = None
+) -> RunOutcome:
+    """`cmake -P script` in `work`, under the same limits and confinement as a configure
+    run (writable only inside `work`): the script includes files of the artifact, which
+    are code like a config."""
+    mode = confinement() if confine is None else confine
+    work.mkdir(parents=True, exist_ok=True)
+    return _run([cmake.path, "-P", str(script)], work, timeout, (work, mode))
+
+
 def _run(
     args: list[str], work: Path, timeout: float, fence: tuple[Path, Confinement]
 ) -> RunOutcome:
