@@ -1,7 +1,7 @@
 """A wheel's declared requirements, read from its `.dist-info/METADATA` with `packaging`.
 
-Only what the metadata rule needs: the distribution's `Requires-Dist` entries as
-requirement strings, and what could not be read. Markers are evaluated by the rule.
+Only what the metadata rule needs: the distribution's `Version` and `Requires-Dist`
+entries as strings, and what could not be read. Markers are evaluated by the rule.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ class WheelMetadata:
     requires_dist: tuple[str, ...]
     # Why METADATA (or a part of it) could not be read; None when it was.
     problem: str | None = None
+    # The `Version` field as written (`1.5.1+cu130`); None when absent.
+    version: str | None = None
 
 
 def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
@@ -45,4 +47,4 @@ def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
     problem = None
     if "requires_dist" in unparsed or "requires-dist" in unparsed:
         problem = "Requires-Dist could not be parsed"
-    return WheelMetadata(member, tuple(raw.get("requires_dist", ())), problem)
+    return WheelMetadata(member, tuple(raw.get("requires_dist", ())), problem, raw.get("version"))

@@ -7,6 +7,10 @@ a `Requires-Dist` entry without an extra whose marker holds for every tag of the
 wheel. Markers are evaluated with the environment each tag implies (platform,
 machine, and the Python version of a `cpXY` tag; an interpreter-independent tag is
 judged with the running Python's version).
+
+A local version label naming an accelerator build (`1.5.1+cu130`) is a second reason
+to require a distribution: each `externals.accelerator_builds` entry whose pattern
+matches the label names distributions that must be required the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +42,49 @@ _MACHINES = {"amd64": "AMD64", "win32": "x86", "arm64": "ARM64"}
 
 
 def provider_not_required(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
-    """SL321: binaries NEED a provided distribution's libraries the METADATA does not require."""
+    """SL321: binaries NEED a provided distribution's libraries, or the version names an
+    accelerator build, and the METADATA does not require the distribution."""
+    yield from _providers_not_required(manifest, model)
+    yield from _accelerator_not_required(manifest, model)
+
+
+def _accelerator_not_required(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    metadata = model.metadata
+    builds = manifest.externals.accelerator_builds
+    if metadata is None or metadata.problem is not None or metadata.version is None or not builds:
+        return
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        label = Version(metadata.version).local
+    except InvalidVersion:
+        return
+    if label is None:
+        return
+    environments = _environments(model.label)
+    for build in builds:
+        if not fnmatchcase(label.lower(), build.label.lower()):
+            continue
+        for distribution in build.requires:
+            if _required(metadata.requires_dist, distribution, environments):
+                continue
+            yield Finding(
+                message=(
+                    f"version {metadata.version} names the accelerator build +{label} "
+                    f"(accelerator_builds label {build.label!r}), which needs {distribution}, "
+                    f"but Requires-Dist does not require {distribution} for this wheel's tags"
+                ),
+                location=model.location(metadata.member),
+                subject=Subject(artifact=model.label),
+                hint=(
+                    f"Require `{distribution}` in the dependencies of the +{label} build "
+                    "(the build that sets the local label also sets them), without a marker "
+                    "that leaves out this wheel's platform or Python."
+                ),
+            )
+
+
+def _providers_not_required(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     metadata = model.metadata
     if metadata is None or metadata.problem is not None:
         return

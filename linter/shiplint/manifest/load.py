@@ -10,6 +10,7 @@ from shiplint.diagnostics import Location
 from shiplint.manifest.crossfield import cross_field_problems
 from shiplint.manifest.errors import InputError, ManifestError, Problem
 from shiplint.manifest.model import (
+    AcceleratorBuild,
     Aggregate,
     BuildDeclaration,
     Carries,
@@ -183,6 +184,10 @@ def _build(doc: Document) -> Manifest:
         provided=tuple(
             ProvidedLibraries(p["provider"], tuple(p["libraries"]), p.get("distribution"))
             for p in ext.get("provided", ())
+        ),
+        accelerator_builds=tuple(
+            AcceleratorBuild(a["label"], tuple(a["requires"]))
+            for a in ext.get("accelerator_builds", ())
         ),
     )
     conflicts = tuple(

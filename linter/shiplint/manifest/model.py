@@ -264,12 +264,23 @@ class ProvidedLibraries:
 
 
 @dataclass(frozen=True)
+class AcceleratorBuild:
+    """A kind of accelerator build, named by the local version label (`+cu130`), and the
+    distributions a wheel of that kind must require."""
+
+    # An fnmatch pattern on the local label (`cu13*`), compared case-insensitively.
+    label: str
+    requires: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Externals:
     system: tuple[str, ...] = ()
     provided: tuple[ProvidedLibraries, ...] = ()
     # System-library policies named under `system` (`platform-tag`, `manylinux_2_28`):
     # which libraries they allow depends on the artifact (`artifacts.system_policy`).
     policies: tuple[str, ...] = ()
+    accelerator_builds: tuple[AcceleratorBuild, ...] = ()
 
 
 @dataclass(frozen=True)
