@@ -142,17 +142,32 @@ def test_other_projects_genericity(tmp_path: Path) -> None:
     assert placement.file == "libtbb_debug.so.*"
 
 
-def test_several_wheels_give_per_platform_placement(tmp_path: Path) -> None:
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "macosx_14_0_arm64", "win_amd64")
+
+
+def test_one_wheel_per_platform_gives_per_platform_placement(tmp_path: Path) -> None:
+    """The four 1.5.1 wheels together: one manifest whose placements say where each
+    library ships, and whose check of each wheel adds nothing to its pinned report."""
     out = tmp_path / "m.yaml"
-    x86 = wheel("1.5.1", "manylinux_2_28_x86_64")
-    arm = wheel("1.5.1", "manylinux_2_28_aarch64")
-    assert _init(out, x86, arm) == 0
+    wheels = {platform: wheel("1.5.1", platform) for platform in PLATFORMS}
+    assert _init(out, *wheels.values()) == 0
     loaded = load_manifest(out)
-    qnn = loaded.library("executorch_backend_qnn")
-    runtime = loaded.library("executorch")
-    assert qnn is not None and runtime is not None
-    assert [str(p.selector) for p in qnn.placements] == ["linux-x86_64"]
-    assert [str(p.selector) for p in runtime.placements] == ["linux"]
+
+    def selectors(name: str) -> list[str]:
+        library = loaded.library(name)
+        assert library is not None, name
+        return [str(p.selector) for p in library.placements]
+
+    assert selectors("executorch") == ["linux", "macos"]
+    assert selectors("executorch_backend_qnn") == ["linux-x86_64"]
+    assert selectors("executorch_backend_coreml") == ["macos"]
+    assert selectors("quantized_ops_aot_lib") == ["linux", "macos", "windows"]
+    extension = loaded.library("_C")
+    assert extension is not None
+    assert {p.file for p in extension.placements} == {"_C.*.so", "_C.*.pyd"}
+    for platform, artifact in wheels.items():
+        diagnostics = _check(out, artifact, tmp_path / f"{platform}.json")
+        assert _unexplained(diagnostics, f"executorch-1.5.1-{platform}.txt") == [], platform
 
 
 def test_second_run_is_byte_identical(tmp_path: Path) -> None:
@@ -197,6 +212,7 @@ def test_sentinels_and_externals(
     [
         (lambda d: d / "missing.whl", "missing.whl"),
         (lambda d: _empty_wheel(d), "holds no shared library"),
+        (lambda d: _wheel_without_config(d), "no CMake package config"),
     ],
 )
 def test_bad_input_exits_2_with_the_path(
@@ -270,3 +286,21 @@ def test_root_without_cmake_lists_exits_2(
         _init(tmp_path / "m.yaml", other_wheel("tbb-devel"), extra=("--root", str(tmp_path))) == 2
     )
     assert "no CMakeLists.txt" in capsys.readouterr().err
+
+
+def _wheel_without_config(directory: Path) -> Path:
+    """A wheel holding a real shared library (built by gcc) and no CMake config."""
+    import subprocess
+
+    source = directory / "lone.c"
+    source.write_text("int lone(void) { return 1; }\n", encoding="utf-8")
+    library = directory / "liblone.so"
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-Wl,-soname,liblone.so", "-o", str(library), str(source)],
+        check=True,
+        capture_output=True,
+    )
+    path = directory / "lone-1.0-py3-none-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.write(library, "lone/lib/liblone.so")
+    return path
