@@ -9,8 +9,7 @@ wheel and a copy of it without its quantized kernels library:
 - diff:  `shiplint diff --manifest M --cmake A --cmake B <wheel> <copy>`
 - check: `shiplint check --no-sources --manifest M --cmake A --cmake B <wheel>`
 
-Usage: python benchmarks/bench_diff.py [--runs N] [--binaries-only]
-(--binaries-only: both without the manifest and the CMakes: the binaries alone.)
+Usage: python benchmarks/bench_diff.py [--runs N]
 Prints each command's median and best of N rounds and the ratio diff/check.
 """
 
@@ -63,16 +62,13 @@ def _timed(command: list[str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--binaries-only", action="store_true")
     args = parser.parse_args()
     if args.runs < 5:
         raise SystemExit("--runs: at least 5 (a median of fewer says little on a shared machine)")
-    missing = [p for p in (WHEEL, *([] if args.binaries_only else CMAKES)) if not p.exists()]
+    missing = [p for p in (WHEEL, *CMAKES) if not p.exists()]
     if missing:
         raise SystemExit(f"missing: {', '.join(map(str, missing))}; run .ci/fetch-material")
-    context: list[str] = []
-    if not args.binaries_only:
-        context = ["--manifest", str(MANIFEST), *(f"--cmake={c}" for c in CMAKES)]
+    context = ["--manifest", str(MANIFEST), *(f"--cmake={c}" for c in CMAKES)]
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         copy = _copy_without(WHEEL, Path(tmp), DROPPED)
@@ -85,7 +81,7 @@ def main() -> int:
             for name, command in commands.items():
                 times[name].append(_timed(command))
     print(f"wheel: {WHEEL.name} ({WHEEL.stat().st_size / 1e6:.1f} MB) and a copy without")
-    print(f"  {DROPPED}; {'binaries only' if args.binaries_only else 'manifest, 2 CMakes'}")
+    print(f"  {DROPPED}; with the manifest and CMake 3.24.3 and 4.4.5")
     print(
         f"runs: {args.runs}, alternating; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from shiplint.artifacts.records import Binding, SymbolKind, SymbolRecord
 from shiplint.diagnostics import Location
@@ -219,8 +221,17 @@ def test_a_failed_route_is_a_problem_and_claims_no_removal(failure: str) -> None
     assert not both.fails
 
 
-def test_a_refused_route_still_compares_its_aggregates() -> None:
-    old = _side(routes=(_route("paths", set(), {"rt", "py"}, refused="fails"),))
+def test_a_refused_route_still_compares_its_aggregates_and_plain_targets() -> None:
+    # The old build answered its requests (pkg::rt, pkg::q published by them); the new one
+    # refused them: only what the plain find_package defines is compared.
+    old = _side(
+        routes=(
+            replace(_route("paths", {"rt", "q"}, {"rt", "py"}), plain_targets=frozenset({"py"})),
+        )
+    )
     new = _side(routes=(_route("paths", set(), {"rt"}, refused="fails"),))
     changes = compare([old], [new]).changes
-    assert [(c.kind.slug, c.names) for c in changes] == [("aggregate-left", ("py",))]
+    assert [(c.kind.slug, c.subject, c.names) for c in changes] == [
+        ("aggregate-left", "PKG_LIBRARIES", ("py",)),
+        ("target-removed", "py", ()),
+    ]

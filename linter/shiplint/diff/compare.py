@@ -382,6 +382,10 @@ def _route(platform: str, route: str, old: RouteSnapshot, new: RouteSnapshot) ->
     yield from _aggregates(platform, route, where, old, new)
     if old.refused is None and new.refused is None:
         yield from _published(platform, route, where, old, new)
+    else:
+        # What the requests published is unknown on one side; the plain find_package's
+        # targets are known on both.
+        yield from _targets(platform, route, where, old.plain_targets, new.plain_targets)
 
 
 def _published(
@@ -399,10 +403,17 @@ def _published(
         ),
         route,
     )
+    yield from _targets(platform, route, where, old.targets, new.targets)
+    yield from _component_variables(platform, route, where, old, new)
+
+
+def _targets(
+    platform: str, route: str, where: str, was: frozenset[str], now: frozenset[str]
+) -> Iterator[Change]:
     yield from _appeared(
         platform,
-        old.targets,
-        new.targets,
+        was,
+        now,
         (ChangeKind.TARGET_REMOVED, ChangeKind.TARGET_ADDED),
         (
             lambda t: f"imported target {t} is gone {where}",
@@ -410,7 +421,6 @@ def _published(
         ),
         route,
     )
-    yield from _component_variables(platform, route, where, old, new)
 
 
 def _aggregates(

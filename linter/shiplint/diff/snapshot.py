@@ -76,6 +76,8 @@ class RouteSnapshot:
     # Component variable -> what it names, when the config defines it (overall or in
     # the answer to its component's request).
     component_variables: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The imported targets the plain find_package (no component asked for) defines.
+    plain_targets: frozenset[str] = frozenset()
     # Why nothing of this route can be compared (its evaluation failed); None when it can.
     failure: str | None = None
     # Why its components, targets and component variables cannot be compared (the
@@ -166,6 +168,7 @@ def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
         for v in evaluation.aggregates
         if v.defined
     }
+    plain = frozenset(t.name for t in evaluation.targets)
     shipped = [r for r in evaluation.requests if r.shipped]
     if shipped and all(r.refused for r in shipped):
         # The request for everything the build ships failed as a whole: its answers say
@@ -181,6 +184,7 @@ def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
             frozenset(),
             frozenset(),
             aggregates,
+            plain_targets=plain,
             refused=refused,
             config=evaluation.config,
         )
@@ -199,6 +203,7 @@ def _route(evaluation: ConfigEvaluation) -> RouteSnapshot | None:
         targets=frozenset(t.name for t in targets),
         aggregates=aggregates,
         component_variables=_component_variables(evaluation, requests),
+        plain_targets=plain,
         config=evaluation.config,
     )
 
