@@ -12,8 +12,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from shiplint.cmake_eval import run
 from shiplint.cmake_eval.cmake_binary import identify
-from shiplint.cmake_eval.run import RunOutcome, configure
+from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
 from shiplint.platforms import Platform
 
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
@@ -38,7 +39,9 @@ def _compilers(directory: Path, log: Path, note: str = "") -> None:
 
 @pytest.fixture
 def toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """(the directory of the logging cc/c++, their log); the kept detections go to tmp."""
+    """(the directory of the logging cc/c++, their log); the kept detections go to tmp.
+    The log is outside every run's directory: the runs are left unconfined to write it."""
+    monkeypatch.setattr(run, "confinement", lambda: Confinement.NONE)
     bin_dir, log = tmp_path / "bin", tmp_path / "compiler.log"
     _compilers(bin_dir, log)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")

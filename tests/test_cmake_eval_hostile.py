@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from shiplint.cmake_eval import run
-from shiplint.cmake_eval.cmake_binary import identify
+from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.cmake_eval.model import FailureKind
 from shiplint.manifest.model import Aggregate, Carries
 from shiplint.request import EVALUATION_TIMEOUT, RunRequest
 
-from tests.material import NEW_CMAKE_VERSION, REPO, cmake
+from tests.hostile.cases_faults import _descendants
+from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, REPO, cmake
 from tests.test_cmake_eval_probe import LINUX, _evaluate, _manifest
 
 AGGREGATE = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
@@ -139,3 +140,47 @@ def test_a_default_evaluation_limit_always_applies() -> None:
     request = RunRequest(Path("."), False, (), ())
     assert request.evaluation_timeout == EVALUATION_TIMEOUT <= 20
     assert RunRequest(Path("."), False, (), (), cmake_timeout=5).evaluation_timeout == 5
+
+
+@pytest.mark.parametrize("version", [OLD_CMAKE_VERSION, NEW_CMAKE_VERSION])
+def test_a_cmake_stopped_from_outside_ends_the_run_as_stopped(tmp_path: Path, version: str) -> None:
+    # A stopped CMake cannot finish: the run ends once it has stayed stopped, reported as
+    # such, not at the time limit as a config that loops would be.
+    config = "execute_process(COMMAND sleep 600)\nset(pkg_FOUND TRUE)\n"
+    results: list[object] = []
+    worker = threading.Thread(
+        target=lambda: results.extend(
+            _evaluate(tmp_path, config, versions=(version,), timeout=300.0)
+        )
+    )
+    worker.start()
+    stopped: list[int] = []
+    try:
+        while worker.is_alive() and not stopped:
+            for pid, command in _descendants(os.getpid()):
+                if (
+                    " -S " in command
+                    and command.rstrip().endswith("/build")
+                    and "/probe" in command
+                ):
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+                    break
+            worker.join(0.1)
+        worker.join()
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert stopped
+    (ev,) = results
+    assert ev.failure is not None and ev.failure.kind is FailureKind.STOPPED  # type: ignore[attr-defined]
+    assert "was stopped" in ev.failure.message  # type: ignore[attr-defined]
+
+
+def test_a_cmake_that_stops_while_telling_its_version_is_unusable(tmp_path: Path) -> None:
+    fake = tmp_path / "cmake"
+    fake.write_text("#!/bin/sh\nkill -STOP $$\necho 'cmake version 3.30.0'\n")
+    fake.chmod(0o755)
+    with pytest.raises(CMakeUnusable, match="was stopped and did not continue"):
+        identify(str(fake), timeout=300.0)

@@ -567,6 +567,7 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
         return
     what = {
         FailureKind.TIMEOUT: "evaluating the config was stopped at the time limit",
+        FailureKind.STOPPED: "evaluating the config was interrupted from outside",
         FailureKind.CMAKE_UNUSABLE: "the config could not be evaluated",
     }.get(failure.kind, "the config fails to configure")
     # Without a compiler the probe is a consumer no real one resembles: say that, and do
@@ -584,6 +585,11 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
         )
     elif failure.kind is FailureKind.ERROR:
         hint = "Fix the error CMake reports: a consumer with project(<name> C CXX) stops there too."
+    elif failure.kind is FailureKind.STOPPED:
+        hint = (
+            "Something outside shiplint stopped CMake (SIGSTOP, a debugger, a job-control "
+            "stop); run again without stopping it."
+        )
     elif failure.kind is FailureKind.TIMEOUT:
         hint = (
             "A config must configure quickly and without prompting; check for loops and "

@@ -13,8 +13,11 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from shiplint.cmake_eval.waiting import HALT_GRACE, wait_running
 
 _VERSION = re.compile(r"cmake version (\d+)\.(\d+)(?:\.(\d+))?")
 _TRACEBACK = "Traceback (most recent call last):"
@@ -73,19 +76,7 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
     if not os.access(path, os.X_OK):
         raise CMakeUnusable(path, "not executable")
     try:
-        done = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise CMakeUnusable(
-            path, f"`cmake --version` did not finish within {timeout:g} s"
-        ) from None
+        done = _version_run(path, timeout)
     except OSError as exc:
         raise CMakeUnusable(path, f"cannot run it: {exc.strerror or exc}") from None
     output = done.stdout + done.stderr
@@ -107,6 +98,30 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
         )
     version = tuple(int(g) for g in match.groups() if g is not None)
     return CMakeBinary(path, version)
+
+
+def _version_run(path: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`path --version`, ended at `timeout` or when it stays stopped (SIGSTOP)."""
+    with subprocess.Popen(
+        [path, "--version"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        returncode, halted = wait_running(process, time.monotonic() + timeout)
+        if returncode is None:
+            process.kill()
+            process.wait()
+            reason = (
+                f"`cmake --version` was stopped and did not continue within {HALT_GRACE:g} s"
+                if halted
+                else f"`cmake --version` did not finish within {timeout:g} s"
+            )
+            raise CMakeUnusable(path, reason)
+        # A version banner fits the pipe: reading after the exit cannot block.
+        out, err = process.communicate()
+    text = (out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    return subprocess.CompletedProcess([path, "--version"], returncode, *text)
 
 
 def _first_line(output: str) -> str:

@@ -51,6 +51,7 @@ from shiplint.cmake_eval.results import (
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
+from shiplint.cmake_eval.waiting import HALT_GRACE
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -561,6 +562,13 @@ def _failure(
     probe: ProbeFiles,
     timeout: float,
 ) -> Failure | None:
+    if outcome.halted:
+        return Failure(
+            FailureKind.STOPPED,
+            f"CMake was stopped (SIGSTOP or a debugger) and did not continue within "
+            f"{HALT_GRACE:g} s; the run was ended",
+            layout.config_location,
+        )
     if outcome.timed_out:
         return Failure(
             FailureKind.TIMEOUT,

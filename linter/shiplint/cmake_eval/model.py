@@ -179,6 +179,8 @@ class FailureKind(enum.Enum):
     ERROR = "error"
     # The configure run was stopped at the time limit.
     TIMEOUT = "timeout"
+    # CMake was stopped from outside (SIGSTOP, a debugger) and did not continue.
+    STOPPED = "stopped"
     # The CMake binary could not be used at all.
     CMAKE_UNUSABLE = "cmake-unusable"
 

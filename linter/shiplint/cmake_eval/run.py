@@ -44,6 +44,7 @@ from typing import IO
 from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
+from shiplint.cmake_eval.waiting import wait_running
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
 
@@ -74,6 +75,8 @@ class RunOutcome:
     seconds: float
     # What kept the run's writes inside its directory.
     confinement: Confinement = Confinement.NONE
+    # Ended because CMake stayed stopped (SIGSTOP, a debugger): it could not finish.
+    halted: bool = False
 
     @property
     def timed_out(self) -> bool:
@@ -244,6 +247,8 @@ def configure(
     mode = confinement() if confine is None else confine
     work.mkdir(parents=True, exist_ok=True)
     fence = (writable or work, mode)
+    # One limit for the whole configure: the compiler detection's run spends from it.
+    deadline = time.monotonic() + timeout
     arguments: list[str] = []
     if platform.os != _HOST_SYSTEM:
         arguments.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
@@ -257,8 +262,9 @@ def configure(
         spent, detection = detected
         if detection is not None:
             compilers.seed(build, detection)
+    remaining = max(deadline - time.monotonic(), 0.0)
     outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, remaining, fence
     )
     return replace(outcome, seconds=outcome.seconds + spent)
 
@@ -324,10 +330,7 @@ def _run(
         RUNS.add(process)
         stdout, stderr = _Bounded(process.stdout), _Bounded(process.stderr)
         try:
-            process.wait(timeout=timeout)
-            returncode: int | None = process.returncode
-        except subprocess.TimeoutExpired:
-            returncode = None
+            returncode, halted = wait_running(process, start + timeout)
         finally:
             # The whole session (and namespace): a config's execute_process children go too,
             # also when the run ended by itself and left a background process behind.
@@ -336,7 +339,7 @@ def _run(
         if RUNS.stopping:
             returncode = None
         out, err = stdout.text(), stderr.text()
-    return RunOutcome(returncode, out, err, time.monotonic() - start, mode)
+    return RunOutcome(returncode, out, err, time.monotonic() - start, mode, halted)
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
