@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.lief_reader import read_binary, read_relocated_pointers
@@ -89,3 +92,76 @@ def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
         assert "did not finish reading this file within 3 s" in stalled.reason
         assert process.poll() is not None  # killed, not left stopped
         assert reader.binary(data, "libnext.so") == read_binary(data, "libnext.so")
+
+
+# The real worker, except that it dies as a lief crash would on one file name.
+CRASH_ON_NAME_WORKER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from shiplint.artifacts import lief_reader, worker
+    real = lief_reader.read_binary
+    def read(data, name):
+        if name == "crash.so":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(data, name)
+    lief_reader.read_binary = read
+    sys.exit(worker.main())
+    """
+)
+
+
+def test_a_crash_inside_a_batch_costs_that_file_and_the_rest_is_read(
+    built_libs: dict[str, Path],
+) -> None:
+    data = {name: built_libs[name].read_bytes() for name in sorted(built_libs)[:3]}
+    items = [*data.items()]
+    items.insert(1, ("crash.so", items[0][1]))
+    with WorkerReader([sys.executable, "-c", CRASH_ON_NAME_WORKER]) as reader:
+        results = list(reader.binaries(items))
+    assert [name for name, _ in results] == [name for name, _ in items]
+    crashed = dict(results)["crash.so"]
+    assert isinstance(crashed, BinaryError)
+    assert "lief crashed reading this file (killed by SIGSEGV)" in crashed.reason
+    for name, record in results:
+        if name != "crash.so":
+            assert record == read_binary(data[name], name)
+
+
+def test_staged_files_stay_within_the_bound_and_are_removed(
+    built_libs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shiplint.artifacts import worker
+
+    monkeypatch.setattr(worker, "IN_FLIGHT_FILES", 2)
+    data = built_libs[sorted(built_libs)[0]].read_bytes()
+    staged_counts: list[int] = []
+    with WorkerReader() as reader:
+
+        def items() -> Iterator[tuple[str, bytes]]:
+            for index in range(6):
+                if reader._staging is not None:
+                    staged_counts.append(len(os.listdir(reader._staging.name)))
+                yield f"lib{index}.so", data
+
+        results = list(reader.binaries(items()))
+        assert reader._staging is not None
+        assert os.listdir(reader._staging.name) == []
+        staging = reader._staging.name
+    assert [name for name, _ in results] == [f"lib{i}.so" for i in range(6)]
+    assert all(record == read_binary(data, name) for name, record in results)
+    assert staged_counts and max(staged_counts) <= 2
+    assert not os.path.exists(staging)
+
+
+def test_an_abandoned_batch_leaves_no_answer_for_the_next_request(
+    built_libs: dict[str, Path],
+) -> None:
+    names = sorted(n for n in built_libs if n.endswith(".so"))[:3]
+    data = {name: built_libs[name].read_bytes() for name in names}
+    with WorkerReader() as reader:
+        batch = reader.binaries(data.items())
+        first_name, _ = next(batch)
+        batch.close()  # the caller stopped reading with requests still unanswered
+        last = names[-1]
+        assert reader.binary(data[last], last) == read_binary(data[last], last)
+    assert first_name == names[0]

@@ -336,21 +336,23 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
         selection=Selection(select, ignore),
     )
     run = plan(request, RULES, request.selection)
-    if run.reads(Input.CMAKE):
-        try:
-            request = replace(request, cmake=_usable_cmakes(args.cmake, config))
-        except _CMakeChoiceError as exc:
-            return _usage_error(str(exc))
     progress = Progress(enabled=True if args.verbose else None)
     # lief parses binaries in a worker process (a crash there costs one file, not the
-    # run), started only when a selected rule reads binaries, and before the manifest
-    # is read so its start-up overlaps that.
-    if not run.reads(Input.BINARIES):
-        return _check_with(args, request, manifest_path, config.fail_on, progress, None)
-    from shiplint.artifacts.worker import WorkerReader
+    # run), started only when a selected rule reads binaries, and before the CMakes are
+    # asked their versions and the manifest is read, so its start-up (lief's import, a
+    # second or so) overlaps those.
+    reading: contextlib.AbstractContextManager[BinaryReader | None] = contextlib.nullcontext()
+    if run.reads(Input.BINARIES):
+        from shiplint.artifacts.worker import WorkerReader
 
-    progress.step("starting the binary reader (lief, in a worker process)")
-    with WorkerReader() as reader:
+        progress.step("starting the binary reader (lief, in a worker process)")
+        reading = WorkerReader()
+    with reading as reader:
+        if run.reads(Input.CMAKE):
+            try:
+                request = replace(request, cmake=_usable_cmakes(args.cmake, config))
+            except _CMakeChoiceError as exc:
+                return _usage_error(str(exc))
         return _check_with(args, request, manifest_path, config.fail_on, progress, reader)
 
 

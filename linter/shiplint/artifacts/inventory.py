@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.configs import installed_configs
@@ -57,27 +58,25 @@ def read_inventory(
     unreadable: dict[str, Unreadable] = {}
     digests: dict[str, bytes] = {}
 
-    def read(member: str) -> None:
-        if member in records or member in unreadable:
-            return
-        try:
-            data = tree.read(member)
-        except MemberError as exc:
-            unreadable[member] = Unreadable(member, exc.reason)
-            return
-        digests[member] = hashlib.blake2b(data, digest_size=16).digest()
-        result = reader.binary(data, member)
+    def staged() -> Iterator[tuple[str, bytes]]:
+        """The bytes of every binary to read, each member once; unreadable ones noted."""
+        wanted = [m for m in listing.members if is_shared_object_name(m)]
+        wanted += [p.member for p in listing.libraries if p.member is not None]
+        for member in dict.fromkeys(wanted):
+            try:
+                data = tree.read(member)
+            except MemberError as exc:
+                unreadable[member] = Unreadable(member, exc.reason)
+                continue
+            digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+            yield member, data
+
+    # The reader parses one member while this process decompresses the next.
+    for member, result in reader.binaries(staged()):
         if isinstance(result, BinaryError):
             unreadable[member] = Unreadable(member, result.reason)
         else:
             records[member] = result
-
-    for member in listing.members:
-        if is_shared_object_name(member):
-            read(member)
-    for placed in listing.libraries:
-        if placed.member is not None:
-            read(placed.member)
     kept = {p.member for p in listing.libraries if p.member is not None}
     copies = _copies(digests, records, kept)
     copied = {copy for copy, _ in copies}

@@ -2,11 +2,20 @@
 
 lief is native code reading hostile input: a Python exception becomes an
 unreadable-binary fact in `lief_reader.py`, but a segmentation fault would end the
-whole process. The pipeline therefore sends each binary to a worker process
-(`python -m shiplint.artifacts.worker`) one at a time. If the worker dies while it
-holds a file, that file is reported unreadable with the signal, and a new worker
-takes the next one. The worker starts importing lief as soon as it is spawned, so
-that import overlaps the parent's reading of the archive.
+whole process. The pipeline therefore has each binary read by a worker process
+(`python -m shiplint.artifacts.worker`). If the worker dies while it holds a file,
+that file is reported unreadable with the signal, and a new worker takes the next
+one. The worker starts importing lief as soon as it is spawned (most of its cost:
+about a second for lief 0.16 and later), so that import overlaps the parent's
+reading of the archive.
+
+A binary is handed over as a file in a memory-backed temporary directory, not
+through the pipe: the parent writes it once, the worker reads it once, and no
+megabytes are pickled. Requests are sent as soon as each file is staged, before
+the worker is ready, and answered in order; the parent decompresses the next
+members while the worker imports lief or parses, and the first request without
+an answer is the file a dead or stuck worker held. At most `IN_FLIGHT_BYTES` of
+staged files wait at a time, so a large artifact never sits whole in memory.
 
 The protocol is length-prefixed pickles over the worker's stdin and stdout; both
 ends are this package, so nothing foreign is ever unpickled.
@@ -22,12 +31,17 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Protocol
 
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import BinaryError, BinaryRecord
+from shiplint.scratch import scratch_dir
 
 _HEADER = struct.Struct("!Q")
 # Seconds lief may take over one binary. The largest real library takes a second or two;
@@ -37,12 +51,22 @@ BINARY_TIMEOUT = 20.0
 # seconds, and it does not count against the first file's limit.
 STARTUP_TIMEOUT = 20.0
 _READY = "ready"
+# Staged bytes (and requests) waiting for answers: enough to keep the worker busy while the
+# parent decompresses, bounded so that a huge artifact is never staged whole.
+IN_FLIGHT_BYTES = 256 << 20
+IN_FLIGHT_FILES = 64
 
 
 class BinaryReader(Protocol):
     """How the artifact and operator areas read binaries: in process, or in a worker."""
 
     def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError: ...
+
+    def binaries(
+        self, items: Iterable[tuple[str, bytes]]
+    ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
+        """(name, record) per (name, bytes), in order; `items` is consumed as it goes."""
+        ...
 
     def pointers(self, data: bytes, name: str) -> RelocatedPointers: ...
 
@@ -55,6 +79,12 @@ class InProcess:
 
         return read_binary(data, name)
 
+    def binaries(
+        self, items: Iterable[tuple[str, bytes]]
+    ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
+        for name, data in items:
+            yield name, self.binary(data, name)
+
     def pointers(self, data: bytes, name: str) -> RelocatedPointers:
         from shiplint.artifacts.lief_reader import read_relocated_pointers
 
@@ -62,6 +92,14 @@ class InProcess:
 
 
 IN_PROCESS = InProcess()
+
+
+@dataclass(frozen=True)
+class _Request:
+    kind: str  # "binary" or "pointers"
+    name: str
+    path: str  # the staged file
+    size: int
 
 
 class WorkerReader:
@@ -72,6 +110,8 @@ class WorkerReader:
         self._process: subprocess.Popen[bytes] | None = None
         self._timeout = timeout
         self._ready = False
+        self._staging: tempfile.TemporaryDirectory[str] | None = None
+        self._staged = 0
 
     def start(self) -> None:
         if self._process is None or self._process.poll() is not None:
@@ -84,16 +124,23 @@ class WorkerReader:
             )
 
     def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
-        result = self._call("binary", data, name)
-        if isinstance(result, str):
-            return BinaryError(name, result)
-        return result  # type: ignore[no-any-return]
+        ((_, record),) = self.binaries([(name, data)])
+        return record
+
+    def binaries(
+        self, items: Iterable[tuple[str, bytes]]
+    ) -> Generator[tuple[str, BinaryRecord | BinaryError], None, None]:
+        for request, answer in self._answers("binary", items):
+            if isinstance(answer, str):
+                yield request.name, BinaryError(request.name, answer)
+            else:
+                yield request.name, answer
 
     def pointers(self, data: bytes, name: str) -> RelocatedPointers:
-        result = self._call("pointers", data, name)
-        if isinstance(result, str):
-            return unreadable_pointers(result)
-        return result  # type: ignore[no-any-return]
+        ((_, answer),) = self._answers("pointers", [(name, data)])
+        if isinstance(answer, str):
+            return unreadable_pointers(answer)
+        return answer  # type: ignore[no-any-return]
 
     def close(self) -> None:
         process, self._process = self._process, None
@@ -102,6 +149,9 @@ class WorkerReader:
             # interpreter with lief loaded takes a tenth of a second: stop it outright.
             process.kill()
             self._reap(process)
+        staging, self._staging = self._staging, None
+        if staging is not None:
+            staging.cleanup()
 
     def __enter__(self) -> WorkerReader:
         self.start()
@@ -110,31 +160,83 @@ class WorkerReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, kind: str, data: bytes, name: str) -> Any:
-        """The worker's answer, or a reason string when the worker died holding this file."""
+    def _answers(
+        self, kind: str, items: Iterable[tuple[str, bytes]]
+    ) -> Iterator[tuple[_Request, Any]]:
+        """Each item staged and requested as it comes, answers in order: the worker's, or a
+        reason string when the worker died or stalled holding that file."""
+        waiting: deque[_Request] = deque()
+        try:
+            for name, data in items:
+                waiting.append(self._stage(kind, name, data))
+                self._send(waiting[-1])
+                while len(waiting) >= IN_FLIGHT_FILES or (
+                    len(waiting) > 1 and sum(r.size for r in waiting) > IN_FLIGHT_BYTES
+                ):
+                    yield self._answer(waiting)
+            while waiting:
+                yield self._answer(waiting)
+        finally:
+            if waiting:
+                # Abandoned with requests unanswered: their answers must never be read as
+                # a later request's, so this worker goes.
+                if self._process is not None:
+                    self._reap(self._process)
+                for request in waiting:
+                    _unlink(request.path)
+
+    def _stage(self, kind: str, name: str, data: bytes) -> _Request:
+        if self._staging is None:
+            self._staging = tempfile.TemporaryDirectory(
+                prefix="shiplint-binaries-", dir=scratch_dir()
+            )
+        self._staged += 1
+        path = os.path.join(self._staging.name, str(self._staged))
+        Path(path).write_bytes(data)
+        return _Request(kind, name, path, len(data))
+
+    def _send(self, request: _Request) -> None:
+        """Queue a request; a worker that is gone is found out when its answer is due."""
         self.start()
         process = self._process
-        assert process is not None and process.stdin is not None and process.stdout is not None
+        assert process is not None and process.stdin is not None
+        with contextlib.suppress(TimeoutError, BrokenPipeError, OSError):
+            frame = _framed((request.kind, request.name, request.path))
+            _write_within(process.stdin.fileno(), frame, self._timeout)
+
+    def _answer(self, waiting: deque[_Request]) -> tuple[_Request, Any]:
+        """The answer to the oldest request. When the worker died or stalled on it, that
+        file gets the reason, and a fresh worker is sent every later request again."""
+        request = waiting.popleft()
+        answer = self._receive()
+        _unlink(request.path)
+        if isinstance(answer, _Failure):
+            for later in waiting:
+                self._send(later)
+            return request, answer.reason
+        return request, answer
+
+    def _receive(self) -> Any:
+        process = self._process
+        assert process is not None and process.stdout is not None
         try:
             if not self._ready:
                 _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT)
                 self._ready = True
-            # A worker that does not read (stopped) fills the pipe: sending has a limit too.
-            _write_within(process.stdin.fileno(), _framed((kind, name, data)), self._timeout)
             answer = _receive_within(process.stdout.fileno(), self._timeout)
         except TimeoutError:
             self._reap(process)
-            return (
+            return _Failure(
                 f"lief did not finish reading this file within {self._timeout:g} s (the worker "
                 "was stuck or stopped, and was killed); the rest of the run went on"
             )
-        except (BrokenPipeError, EOFError, OSError):
+        except (EOFError, OSError):
             answer = None
         if answer is not None:
             return answer
         # The worker is gone: this file is what it was reading.
         self._reap(process)
-        return (
+        return _Failure(
             f"lief crashed reading this file ({_describe(process.returncode)}); it was read "
             "in a separate process, so the rest of the run went on"
         )
@@ -147,6 +249,16 @@ class WorkerReader:
                 with contextlib.suppress(OSError):
                     stream.close()
         self._process = None
+
+
+@dataclass(frozen=True)
+class _Failure:
+    reason: str
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def _describe(returncode: int | None) -> str:
@@ -227,9 +339,19 @@ def main() -> int:
     _send(stdout, _READY)
     while True:
         try:
-            kind, name, data = _receive(stdin)
+            kind, name, path = _receive(stdin)
         except EOFError:
             return 0
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            # The parent stages every file before it asks; a missing one is its fault, but
+            # it is still this file's answer and the worker goes on.
+            if kind == "binary":
+                _send(stdout, BinaryError(name, f"cannot be read for parsing: {exc.strerror}"))
+            else:
+                _send(stdout, unreadable_pointers(f"cannot be read for parsing: {exc.strerror}"))
+            continue
         if kind == "binary":
             _send(stdout, lief_reader.read_binary(data, name))
         else:

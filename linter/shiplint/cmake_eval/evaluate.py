@@ -55,6 +55,7 @@ from shiplint.cmake_eval.waiting import HALT_GRACE
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.scratch import scratch_dir
 from shiplint.sources.model import CMakeProject
 
 # A component name no package defines: the request every config must refuse.
@@ -78,19 +79,6 @@ class _Input:
     platform: Platform
     config: Location
     shipped: tuple[ShippedLibrary, ...]
-
-
-def scratch() -> str | None:
-    """Where the temporary tree goes: memory-backed when the host has it.
-
-    An artifact's tree is thousands of empty placeholder files; on a loaded disk
-    creating and removing them costs seconds, in /dev/shm milliseconds. A TMPDIR the
-    user set is where they want temporary files: it wins.
-    """
-    if os.environ.get("TMPDIR"):
-        return None
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
@@ -152,7 +140,7 @@ def _evaluate_package(
         if listing.platform is not None
         else place_libraries(manifest, platform, listing.members)
     )
-    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
@@ -176,7 +164,7 @@ def evaluate_source(
     models: list[ConfigModel] = []
     config = Location(manifest.cmake.config_source or manifest.path)
     for platform in manifest_platforms(manifest):
-        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch()) as tmp:
+        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
             work = Path(tmp)
             layout = layout_source(repo, manifest, platform, work / "tree")
             if isinstance(layout, Layout) and project is not None:

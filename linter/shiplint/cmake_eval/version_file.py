@@ -24,7 +24,7 @@ from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
-from shiplint.cmake_eval.evaluate import evaluation_platform, scratch, truthy
+from shiplint.cmake_eval.evaluate import evaluation_platform, truthy
 from shiplint.cmake_eval.results import first_error
 from shiplint.cmake_eval.run import run_script
 from shiplint.cmake_eval.version_model import (
@@ -35,6 +35,7 @@ from shiplint.cmake_eval.version_model import (
 )
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.scratch import scratch_dir
 
 # A version file is a few kilobytes of CMake.
 _LIMIT = 1024 * 1024
@@ -88,7 +89,7 @@ def evaluate_version_files(
 ) -> list[VersionModel]:
     """Every installed config's version file, evaluated by each CMake."""
     platform = evaluation_platform(listing, manifest)
-    with tempfile.TemporaryDirectory(prefix="shiplint-version-", dir=scratch()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="shiplint-version-", dir=scratch_dir()) as tmp:
         return _evaluate_all(tree, listing, manifest, platform, cmakes, timeout, Path(tmp))
 
 
