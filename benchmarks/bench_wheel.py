@@ -1,0 +1,167 @@
+"""Time a whole shiplint artifact run against `auditwheel show` on the same wheel, and a
+release of five wheels in one run against five single runs.
+
+Every command is a whole process (interpreter start, lief's import in the worker,
+both CMake routes included), timed side by side: each round runs every command
+once, so a change in the machine's load touches them alike. For each it reports
+the median and best wall time, the median CPU time (user + system, the process
+and every child it waited for: the lief worker, CMake and what the config runs)
+and the peak resident set of the largest process.
+
+    python benchmarks/bench_wheel.py [--runs N] [--no-release]
+
+Needs the material of .ci/fetch-material (the ExecuTorch wheels, CMake 3.24.3 and
+4.4.5) and `auditwheel` on PATH. Nothing here is asserted: it prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("SHIPLINT_CACHE", Path.home() / ".cache" / "shiplint"))
+WHEELS = CACHE / "wheels"
+MANIFEST = REPO / "examples" / "executorch" / "shiplint.yaml"
+LINUX = "executorch-1.5.1-cp311-cp311-manylinux_2_28_x86_64.whl"
+RELEASE = (
+    LINUX,
+    "executorch-1.5.1-cp311-cp311-manylinux_2_28_aarch64.whl",
+    "executorch-1.5.1-cp311-cp311-macosx_14_0_arm64.whl",
+    "executorch-1.5.1-cp311-cp311-win_amd64.whl",
+    "executorch-1.4.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+)
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def _measure(command: list[str], ok: tuple[int, ...]) -> Sample:
+    """One whole process: wall time, and from wait4 its CPU time (with every child it
+    waited for) and the largest resident set among them."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stderr is not None
+    error = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in ok:
+        raise SystemExit(f"{' '.join(command)} exited {process.returncode}:\n{error[-2000:]!r}")
+    # ru_maxrss is in KiB on Linux.
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _shiplint(wheels: list[Path]) -> list[str]:
+    cmakes = [
+        CACHE / f"cmake-{v}" / "cmake" / "data" / "bin" / "cmake" for v in ("3.24.3", "4.4.5")
+    ]
+    command = [
+        sys.executable,
+        "-m",
+        "shiplint",
+        "check",
+        "--no-sources",
+        "--manifest",
+        str(MANIFEST),
+    ]
+    for cmake in cmakes:
+        command += ["--cmake", str(cmake)]
+    return [*command, *map(str, wheels)]
+
+
+def _rounds(commands: dict[str, list[list[str]]], runs: int) -> dict[str, list[Sample]]:
+    """Per name, one Sample per round; a name with several commands sums them (the five
+    single runs of a release)."""
+    out: dict[str, list[Sample]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, group in commands.items():
+            ok = (0,) if name.startswith("auditwheel") else (0, 1)
+            samples = [_measure(command, ok) for command in group]
+            out[name].append(
+                Sample(
+                    sum(s.wall for s in samples),
+                    sum(s.cpu for s in samples),
+                    max(s.peak_mb for s in samples),
+                )
+            )
+    return out
+
+
+def _report(rows: dict[str, list[Sample]]) -> None:
+    width = max(map(len, rows))
+    for name, samples in rows.items():
+        walls = [s.wall for s in samples]
+        print(
+            f"  {name:<{width}}  median {statistics.median(walls):6.2f} s  "
+            f"best {min(walls):6.2f} s  CPU {statistics.median(s.cpu for s in samples):5.2f} s  "
+            f"peak RSS {max(s.peak_mb for s in samples):5.0f} MB"
+        )
+
+
+def _median(samples: list[Sample]) -> float:
+    return statistics.median(s.wall for s in samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-release", action="store_true", help="skip the five-wheel part")
+    args = parser.parse_args()
+    missing = [name for name in RELEASE if not (WHEELS / name).is_file()]
+    if missing:
+        raise SystemExit(f"missing material {missing}; run .ci/fetch-material")
+    if shutil.which("auditwheel") is None:
+        raise SystemExit("auditwheel is required (pip install auditwheel)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} "
+        f"{platform.release()}, Python {platform.python_version()}, load {load:.1f} at start"
+    )
+    linux = WHEELS / LINUX
+    ours = "shiplint check (all areas, 2 CMakes)"
+    theirs = "auditwheel show"
+    rows = _rounds(
+        {ours: [_shiplint([linux])], theirs: [["auditwheel", "show", str(linux)]]}, args.runs
+    )
+    print(f"{LINUX}, {args.runs} rounds:")
+    _report(rows)
+    print(
+        f"  auditwheel show / shiplint: {_median(rows[theirs]) / _median(rows[ours]):.1f}x "
+        f"(median), {min(s.wall for s in rows[theirs]) / min(s.wall for s in rows[ours]):.1f}x "
+        "(best)"
+    )
+    if not args.no_release:
+        wheels = [WHEELS / name for name in RELEASE]
+        together = "one run, five wheels"
+        singles = "five single runs (summed)"
+        release = _rounds(
+            {together: [_shiplint(wheels)], singles: [_shiplint([w]) for w in wheels]}, args.runs
+        )
+        print(f"release of five wheels ({', '.join(RELEASE)}), {args.runs} rounds:")
+        _report(release)
+        print(
+            f"  one run / five single runs: {_median(release[together]) / _median(release[singles]):.2f} "
+            "of the time (median)"
+        )
+    print(f"load {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else "")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
