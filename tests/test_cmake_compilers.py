@@ -1,7 +1,9 @@
 """The probe's compiler detection is kept per toolchain and reused, never across a change.
 
 Real CMake, real compilers: `cc`/`c++` on PATH are scripts that note each call in a
-log and run the system's gcc/g++, so a test sees whether CMake compiled anything.
+log and run the system's gcc/g++, so a test sees whether CMake compiled anything. The
+log is in the run's HOME, inside the one directory a confined run may write, so the
+runs stay confined as in a real evaluation.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from shiplint.cmake_eval import run
 from shiplint.cmake_eval.cmake_binary import identify
-from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
+from shiplint.cmake_eval.run import RunOutcome, configure
 from shiplint.platforms import Platform
 
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
@@ -22,31 +23,29 @@ from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 _REPORT = 'message(STATUS "compiler=${CMAKE_C_COMPILER} cxx=${CMAKE_CXX_COMPILER_VERSION}")\n'
 
 
-def _wrapper(directory: Path, name: str, real: str, log: Path, note: str = "") -> Path:
+def _wrapper(directory: Path, name: str, real: str, note: str = "") -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     script = directory / name
-    script.write_text(f'#!/bin/sh\n# {note}\necho "$@" >> {log}\nexec {real} "$@"\n')
+    script.write_text(f'#!/bin/sh\n# {note}\necho "$@" >> "$HOME/{name}.log"\nexec {real} "$@"\n')
     script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return script
 
 
-def _compilers(directory: Path, log: Path, note: str = "") -> None:
+def _compilers(directory: Path, note: str = "") -> None:
     for name, real in (("cc", "gcc"), ("c++", "g++")):
         found = shutil.which(real)
         assert found is not None, f"the tests need {real}"
-        _wrapper(directory, name, os.path.realpath(found), log, note)
+        _wrapper(directory, name, os.path.realpath(found), note)
 
 
 @pytest.fixture
-def toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """(the directory of the logging cc/c++, their log); the kept detections go to tmp.
-    The log is outside every run's directory: the runs are left unconfined to write it."""
-    monkeypatch.setattr(run, "confinement", lambda: Confinement.NONE)
-    bin_dir, log = tmp_path / "bin", tmp_path / "compiler.log"
-    _compilers(bin_dir, log)
+def toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The directory of the logging cc/c++, first on PATH; kept detections go to tmp."""
+    bin_dir = tmp_path / "bin"
+    _compilers(bin_dir)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    return bin_dir, log
+    return bin_dir
 
 
 def _configure(
@@ -69,28 +68,28 @@ def _said(outcome: RunOutcome) -> str:
     return next(line for line in outcome.stdout.splitlines() if "compiler=" in line)
 
 
-def _calls(log: Path) -> int:
-    return len(log.read_text().splitlines()) if log.exists() else 0
+def _calls(tmp_path: Path, run: str) -> int:
+    """How often the run named `run` called a logging compiler."""
+    logs = (tmp_path / run / "home").glob("*.log")
+    return sum(len(log.read_text().splitlines()) for log in logs)
 
 
 @pytest.mark.parametrize("version", [OLD_CMAKE_VERSION, NEW_CMAKE_VERSION])
 def test_the_second_run_compiles_nothing_and_sees_the_same_compilers(
-    tmp_path: Path, toolchain: tuple[Path, Path], version: str
+    tmp_path: Path, toolchain: Path, version: str
 ) -> None:
-    bin_dir, log = toolchain
     first = _configure(tmp_path, "first", version=version)
-    detected = _calls(log)
-    assert detected > 0
+    assert _calls(tmp_path, "first") > 0
     second = _configure(tmp_path, "second", version=version)
-    assert _calls(log) == detected
+    assert _calls(tmp_path, "second") == 0
     assert "The C compiler identification" not in second.stdout
     said = _said(first)
     assert said == _said(second)
-    assert f"compiler={bin_dir / 'cc'} cxx=" in said and not said.endswith("cxx=")
+    assert f"compiler={toolchain / 'cc'} cxx=" in said and not said.endswith("cxx=")
 
 
 def test_a_config_that_needs_threads_loads_from_a_kept_detection(
-    tmp_path: Path, toolchain: tuple[Path, Path]
+    tmp_path: Path, toolchain: Path
 ) -> None:
     _configure(tmp_path, "first")
     second = _configure(tmp_path, "second", "find_package(Threads REQUIRED)\n")
@@ -98,52 +97,42 @@ def test_a_config_that_needs_threads_loads_from_a_kept_detection(
     assert "Found Threads: TRUE" in second.stdout
 
 
-def test_a_rewritten_compiler_is_detected_again(
-    tmp_path: Path, toolchain: tuple[Path, Path]
-) -> None:
-    bin_dir, log = toolchain
+def test_a_rewritten_compiler_is_detected_again(tmp_path: Path, toolchain: Path) -> None:
     _configure(tmp_path, "first")
-    _compilers(bin_dir, log, note="another build of the compiler")
-    before = _calls(log)
+    _compilers(toolchain, note="another build of the compiler")
     again = _configure(tmp_path, "again")
-    assert _calls(log) > before
-    assert f"compiler={bin_dir / 'cc'} cxx=" in _said(again)
+    assert _calls(tmp_path, "again") > 0
+    assert f"compiler={toolchain / 'cc'} cxx=" in _said(again)
 
 
 def test_another_compiler_first_on_path_is_detected_again(
-    tmp_path: Path, toolchain: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, toolchain: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _configure(tmp_path, "first")
-    other_dir, other_log = tmp_path / "other-bin", tmp_path / "other.log"
-    _compilers(other_dir, other_log)
-    monkeypatch.setenv("PATH", f"{other_dir}{os.pathsep}{os.environ['PATH']}")
+    other = tmp_path / "other-bin"
+    _compilers(other)
+    monkeypatch.setenv("PATH", f"{other}{os.pathsep}{os.environ['PATH']}")
     again = _configure(tmp_path, "again")
-    assert _calls(other_log) > 0
-    assert f"compiler={other_dir / 'cc'} " in again.stdout
+    assert _calls(tmp_path, "again") > 0
+    assert f"compiler={other / 'cc'} cxx=" in _said(again)
 
 
-def test_a_damaged_kept_detection_is_detected_again(
-    tmp_path: Path, toolchain: tuple[Path, Path]
-) -> None:
-    _, log = toolchain
+def test_a_damaged_kept_detection_is_detected_again(tmp_path: Path, toolchain: Path) -> None:
     _configure(tmp_path, "first")
     (entry,) = (tmp_path / "user-cache" / "shiplint" / "cmake-compilers").iterdir()
     entry.write_bytes(entry.read_bytes()[:-20])
-    before = _calls(log)
     again = _configure(tmp_path, "again")
-    assert _calls(log) > before
-    assert "compiler=" in again.stdout
+    assert _calls(tmp_path, "again") > 0
+    assert f"compiler={toolchain / 'cc'} cxx=" in _said(again)
 
 
 def test_a_cache_directory_that_cannot_be_written_costs_the_reuse_only(
-    tmp_path: Path, toolchain: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, toolchain: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, log = toolchain
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     _configure(tmp_path, "first")
-    before = _calls(log)
     again = _configure(tmp_path, "again")
-    assert _calls(log) > before
-    assert "compiler=" in again.stdout
+    assert _calls(tmp_path, "again") > 0
+    assert f"compiler={toolchain / 'cc'} cxx=" in _said(again)
