@@ -133,14 +133,22 @@ def _each_artifact(
 ) -> list[Model]:
     """Open each artifact once (an unreadable one raises ArtifactError: exit 2), list it
     once, and hand the listing (and the inventory, when read) to every built area."""
+    from contextlib import ExitStack
+
     from shiplint.artifacts.archive import open_artifact
     from shiplint.artifacts.inventory import list_artifact
+    from shiplint.artifacts.prefix import PrefixTree, group_artifacts
 
     models: list[Model] = []
-    for path in request.artifacts:
-        progress.step(f"reading {path.name}")
+    # A wheel of the package and its companions' wheels are read as one prefix.
+    for paths in group_artifacts(request.artifacts, manifest):
+        progress.step(f"reading {' + '.join(path.name for path in paths)}")
         # Closed after every area has read it: a run over many artifacts holds one open.
-        with open_artifact(path, request.shown(path)) as tree:
+        with ExitStack() as stack:
+            trees = [
+                stack.enter_context(open_artifact(path, request.shown(path))) for path in paths
+            ]
+            tree: Tree = trees[0] if len(trees) == 1 else PrefixTree(trees[0], trees[1:])
             listing = list_artifact(tree, manifest)
             models.extend(
                 _areas_of_one_artifact(run, tree, listing, reader, request, manifest, progress)

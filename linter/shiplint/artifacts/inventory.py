@@ -23,6 +23,7 @@ from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.model import Inventory, Unreadable
 from shiplint.artifacts.placement import is_shared_object_name, place_libraries
 from shiplint.artifacts.platform import artifact_platform
+from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.tree import Tree
 from shiplint.artifacts.worker import IN_PROCESS, BinaryReader
@@ -43,6 +44,7 @@ def list_artifact(tree: Tree, manifest: Manifest) -> Listing:
         configs=installed_configs(manifest, members),
         rejected=tree.rejected,
         platform_tag=tree.platform_tag,
+        origins=tree.origins() if isinstance(tree, PrefixTree) else (),
     )
 
 

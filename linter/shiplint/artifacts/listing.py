@@ -35,11 +35,21 @@ class Listing:
     rejected: tuple[Rejected, ...] = ()
     # A wheel's platform tag as written (`manylinux_2_28_x86_64`), else None.
     platform_tag: str | None = None
+    # Members that come from another artifact of the same prefix (a companion wheel):
+    # (member, that artifact's path, its own name for the member).
+    origins: tuple[tuple[str, str, str], ...] = ()
 
     def location(self, member: str | None = None) -> Location:
         """Where a finding points: the member `member`, or the whole artifact."""
+        if member is not None and member in self._origins:
+            path, own = self._origins[member]
+            return Location(path).within(own)
         where = Location(self.path)
         return where if member is None else where.within(member)
+
+    @functools.cached_property
+    def _origins(self) -> dict[str, tuple[str, str]]:
+        return {member: (path, own) for member, path, own in self.origins}
 
     @property
     def config(self) -> str | None:

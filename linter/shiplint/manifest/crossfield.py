@@ -6,6 +6,7 @@ One function, reporting like schema errors (file, line, column, path in the docu
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -85,6 +86,16 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
         _check_routes(agg, ("aggregates", i), route_names, report)
 
     _check_packages(data, report)
+    package = data.get("package", {})
+    for i, companion in enumerate(package.get("companions", [])):
+        if (
+            re.sub(r"[-_.]+", "-", companion).lower()
+            == re.sub(r"[-_.]+", "-", str(package.get("name", ""))).lower()
+        ):
+            report(
+                ("package", "companions", i),
+                f"companion {companion!r} is the package itself (package.name)",
+            )
 
     spellings = {c.get("request", c["name"]) for c in components}
     for i, request_set in enumerate(data.get("cmake", {}).get("request_sets", [])):

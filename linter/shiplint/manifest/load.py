@@ -237,6 +237,7 @@ def _build(doc: Document) -> Manifest:
         waivers=waivers,
         sources=sources,
         headers=Headers(exclude=tuple(d.get("headers", {}).get("exclude", ()))),
+        companions=tuple(d["package"].get("companions", ())),
     )
 
 

@@ -383,6 +383,8 @@ class Manifest:
     sources: Sources
     platforms: tuple[Platform, ...] = field(default=())
     headers: Headers = Headers()
+    # Distributions whose wheels install into the same prefix (package.companions).
+    companions: tuple[str, ...] = ()
 
     def library(self, name: str) -> Library | None:
         return next((lib for lib in self.libraries if lib.name == name), None)
