@@ -44,9 +44,18 @@ OTHER_WHEELS = {
 }
 
 
+# The runtime wheel oneTBB's tbb-devel installs beside: examples/onetbb checks the two
+# as one prefix.
+TBB_RUNTIME = ("tbb", "2021.13.1")
+
+
 def other_wheel(example: str) -> Path:
     """The cached wheel of another project, by its example's name (`openvino`)."""
-    name, version = OTHER_WHEELS[example]
+    return cached_wheel(*OTHER_WHEELS[example])
+
+
+def cached_wheel(name: str, version: str) -> Path:
+    """The cached wheel of distribution `name` at `version`."""
     matches = sorted((CACHE / "wheels").glob(f"{name.replace('-', '_')}-{version}-*.whl"))
     if not matches:
         pytest.fail(f"missing test material: {name} {version}; run .ci/fetch-material")

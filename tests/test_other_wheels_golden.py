@@ -30,6 +30,8 @@ from tests.material import (
     OLD_CMAKE_VERSION,
     OTHER_WHEELS,
     REPO,
+    TBB_RUNTIME,
+    cached_wheel,
     cmake,
     example_manifest,
     other_wheel,
@@ -39,7 +41,7 @@ from tests.test_end_to_end import REPORT_SCHEMA, _line
 GOLDEN = REPO / "tests" / "golden" / "full"
 
 
-def _check(example: str, artifact: Path, output: Path) -> tuple[int, dict[str, Any]]:
+def _check(example: str, *artifacts: Path, output: Path) -> tuple[int, dict[str, Any]]:
     import jsonschema
 
     code = main(
@@ -50,7 +52,7 @@ def _check(example: str, artifact: Path, output: Path) -> tuple[int, dict[str, A
             "--cmake", str(cmake(OLD_CMAKE_VERSION)),
             "--cmake", str(cmake(NEW_CMAKE_VERSION)),
             "--format", "json", "--output", str(output),
-            str(artifact),
+            *(str(artifact) for artifact in artifacts),
         ]
     )  # fmt: skip
     document = json.loads(output.read_text(encoding="utf-8"))
@@ -63,7 +65,7 @@ def test_full_report_on_another_projects_wheel(
     example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(REPO)
-    code, document = _check(example, other_wheel(example), tmp_path / "report.json")
+    code, document = _check(example, other_wheel(example), output=tmp_path / "report.json")
     lines = [_line(d) for d in document["diagnostics"]]
     golden = GOLDEN / f"{example}.txt"
     if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
@@ -104,7 +106,7 @@ def test_planted_a_components_library_removed(
 
     wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name,
                      drop_tbbmalloc)  # fmt: skip
-    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    _, document = _check("tbb-devel", wheel, output=tmp_path / "r.json")
     (missing,) = _findings(document, "SL301")
     assert missing["subject"]["library"] == "tbbmalloc_debug"
     assert missing["subject"]["component"] == "tbbmalloc"
@@ -124,7 +126,7 @@ def test_planted_a_soname_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         return data
 
     wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name, rename)
-    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    _, document = _check("tbb-devel", wheel, output=tmp_path / "r.json")
     (finding,) = _findings(document, "SL304")
     assert finding["subject"]["library"] == "tbbmalloc_debug"
     assert "'libtbbmalloc_debug.so.9' differs from the file name" in finding["message"]
@@ -148,7 +150,7 @@ def test_planted_an_opt_in_component_pulled_into_the_aggregate(
         return data
 
     wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name, pull_in)
-    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    _, document = _check("tbb-devel", wheel, output=tmp_path / "r.json")
     pulled = _findings(document, "SL101")
     assert len(pulled) == 2  # one per CMake
     for finding in pulled:
@@ -169,9 +171,77 @@ def test_planted_only_the_unversioned_copy_ships(
 
     wheel = _planted(other_wheel("tbb-devel"), tmp_path / other_wheel("tbb-devel").name,
                      drop_soname_file)  # fmt: skip
-    _, document = _check("tbb-devel", wheel, tmp_path / "r.json")
+    _, document = _check("tbb-devel", wheel, output=tmp_path / "r.json")
     (missing,) = _findings(document, "SL301")
     assert missing["subject"]["library"] == "tbb_debug"
     assert missing["subject"]["component"] == "tbb"
     assert "found instead: libtbb_debug.so, libtbb_debug.so.12.13" in missing["message"]
     assert _findings(document, "SL302") == []
+
+
+def _golden(name: str, document: dict[str, Any]) -> None:
+    lines = [_line(d) for d in document["diagnostics"]]
+    golden = GOLDEN / f"{name}.txt"
+    if os.environ.get("SHIPLINT_UPDATE_GOLDEN"):
+        golden.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    assert golden.is_file(), f"no golden report {golden}; run with SHIPLINT_UPDATE_GOLDEN=1"
+    assert lines == golden.read_text(encoding="utf-8").splitlines()
+
+
+def test_an_sdk_split_across_two_wheels_is_checked_as_one_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """oneTBB: tbb-devel's config imports the release libraries of the tbb wheel. Given
+    together (either order), the config loads on both routes and every release target
+    imports the tbb wheel's file; the report is pinned in tests/golden/full/onetbb.txt
+    and explained in docs/findings/onetbb.md."""
+    monkeypatch.chdir(REPO)
+    devel, runtime = other_wheel("tbb-devel"), cached_wheel(*TBB_RUNTIME)
+    code, document = _check("onetbb", runtime, devel, output=tmp_path / "report.json")
+    _golden("onetbb", document)
+    codes = {d["code"] for d in document["diagnostics"]}
+    assert not codes & {"SL111", "SL113", "SL114", "SL116", "SL301", "SL107"}
+    assert code == 1
+    # A finding about a release library points at the tbb wheel and its own member.
+    released = [
+        d for d in document["diagnostics"] if d["location"].get("member", "").startswith("tbb-")
+    ]
+    assert released
+    assert all(d["location"]["path"].endswith(runtime.name) for d in released)
+    assert {d["subject"]["artifact"] for d in document["diagnostics"]} == {devel.name}
+
+
+def test_the_devel_wheel_alone_lacks_the_release_libraries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    _, document = _check("onetbb", other_wheel("tbb-devel"), output=tmp_path / "r.json")
+    missing = {d["subject"]["library"] for d in _findings(document, "SL301")}
+    assert missing == {
+        "tbb",
+        "tbbmalloc",
+        "tbbmalloc_proxy",
+        "tbbbind",
+        "tbbbind_2_0",
+        "tbbbind_2_5",
+    }
+    # Without the release files the targets import the debug ones only.
+    assert {d["subject"]["target"] for d in _findings(document, "SL107")} >= {"TBB::tbb"}
+
+
+def test_planted_a_release_library_removed_from_the_runtime_wheel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    runtime = cached_wheel(*TBB_RUNTIME)
+
+    def drop_tbbmalloc(name: str, data: bytes) -> bytes | None:
+        return None if "/lib/libtbbmalloc.so" in name else data
+
+    planted = _planted(runtime, tmp_path / runtime.name, drop_tbbmalloc)
+    _, document = _check("onetbb", other_wheel("tbb-devel"), planted, output=tmp_path / "r.json")
+    (missing,) = _findings(document, "SL301")
+    assert missing["subject"]["library"] == "tbbmalloc"
+    assert missing["subject"]["component"] == "tbbmalloc"
+    lacking = [d for d in _findings(document, "SL308") if "libtbbmalloc.so.2" in d["message"]]
+    assert lacking and lacking[0]["location"]["path"].endswith(runtime.name)
