@@ -191,3 +191,27 @@ def test_diff_picture_marks_what_changed(
     markdown = capsys.readouterr().out
     assert markdown.index("### Breaking") < markdown.index("```mermaid")
     parse(markdown.split("```mermaid\n", 1)[1].split("```", 1)[0])
+
+
+def test_a_platform_gone_is_drawn_from_the_old_build_all_removed() -> None:
+    from shiplint.diff.compare import compare
+    from shiplint.picture.pictures import diff_picture
+
+    def side(platform: str) -> Snapshot:
+        lib = _library("pkg/lib/libcore.so")
+        return Snapshot(f"pkg-{platform}.whl", platform, {lib.key: lib}, {})
+
+    old, new = [side("linux-x86_64"), side("linux-aarch64")], [side("linux-x86_64")]
+    chart = parse(diff_picture(old, new, NO_MANIFEST, compare(old, new)))
+    gone = next(g for g, t in chart.groups.items() if t.endswith("(platform removed)"))
+    kept = next(g for g, t in chart.groups.items() if t.startswith("linux-x86_64"))
+    # Each libcore.so node by its platform: node -> "libraries" group -> platform group.
+    cores = {
+        chart.parents[chart.parents[n] or ""]: n
+        for n, lab in chart.nodes.items()
+        if "libcore" in lab
+    }
+    assert chart.nodes[cores[gone]] == "libcore.so: removed"
+    assert cores[gone] in chart.classes["removed"]
+    assert chart.nodes[cores[kept]] == "libcore.so"
+    assert not any(cores[kept] in nodes for nodes in chart.classes.values())
