@@ -91,3 +91,18 @@ def listing_as(tree: Tree, the_manifest: Manifest, platform: Platform) -> Listin
     listing = list_artifact(tree, the_manifest)
     libraries = place_libraries(the_manifest, platform, listing.members)
     return replace(listing, platform=platform, platform_source="test", libraries=libraries)
+
+
+# A config version file for version 1.0 (the fixture wheels' version): find_package(pkg
+# <version>) needs one beside the config.
+VERSION_FILE = """\
+set(PACKAGE_VERSION 1.0)
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+"""

@@ -13,6 +13,7 @@ from shiplint.manifest.errors import ManifestError
 from shiplint.manifest.load import load_manifest
 
 from tests.artifact_libs import built_libs, pack_wheel
+from tests.builders import VERSION_FILE
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 __all__ = ["built_libs"]
@@ -98,6 +99,7 @@ def _wheels(tmp_path: Path, libs: dict[str, Path], runtime: str = "libpkg.so") -
         {
             f"{DEVEL_DATA}/lib/libpkg_comp.so": libs["libpkg_comp.so"],
             f"{DEVEL_DATA}/lib/cmake/pkg/pkg-config.cmake": CONFIG.encode(),
+            f"{DEVEL_DATA}/lib/cmake/pkg/pkg-config-version.cmake": VERSION_FILE.encode(),
             "pkg_devel-1.0.dist-info/METADATA": (
                 b"Metadata-Version: 2.1\nName: pkg-devel\nVersion: 1.0\nRequires-Dist: pkg==1.0\n"
             ),

@@ -13,6 +13,7 @@ from shiplint.manifest.errors import ManifestError
 from shiplint.manifest.load import load_manifest
 
 from tests.artifact_libs import built_libs, pack_wheel
+from tests.builders import VERSION_FILE
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 __all__ = ["built_libs"]
@@ -86,6 +87,7 @@ def _check(
             "pkg/lib/libpkg.so": built_libs["libpkg.so"],
             f"pkg/lib/{archive}": built_libs[archive_file],
             "pkg/share/cmake/pkg-config.cmake": config.encode(),
+            "pkg/share/cmake/pkg-config-version.cmake": VERSION_FILE.encode(),
         },
     )
     manifest = tmp_path / "shiplint.yaml"
