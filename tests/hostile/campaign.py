@@ -43,13 +43,13 @@ CLASSES: dict[str, Callable[[int, int], Iterator[Case]]] = {
 # Cases per class: the long form covers every generator several times; the short form
 # (CI, fixed seed) one pass over the cheapest ones.
 LONG = {
-    "binaries": 90,
-    "archives": 48,
-    "manifests": 80,
-    "pyproject": 40,
-    "sources": 40,
-    "configs": 58,
-    "faults": 22,
+    "binaries": 200,
+    "archives": 100,
+    "manifests": 160,
+    "pyproject": 70,
+    "sources": 80,
+    "configs": 60,
+    "faults": 33,
 }
 SHORT = {
     "binaries": 6,

@@ -38,6 +38,20 @@ def _bodies(ws: Workspace) -> list[str]:
         f'file(WRITE "{canary}/written" "x")\n' + _GOOD,
         f'file(MAKE_DIRECTORY "{canary}/made")\n' + _GOOD,
         f'execute_process(COMMAND touch "{canary}/touched")\n' + _GOOD,
+        f'file(APPEND "{canary}/keep.txt" "x")\n' + _GOOD,
+        f'file(TOUCH "{canary}/touched")\n' + _GOOD,
+        f'file(REMOVE_RECURSE "{canary}")\n' + _GOOD,
+        f'file(RENAME "{canary}/keep.txt" "{canary}/renamed")\n' + _GOOD,
+        f'file(CREATE_LINK /etc/passwd "{canary}/link" SYMBOLIC)\n' + _GOOD,
+        f'file(COPY "${{CMAKE_CURRENT_LIST_DIR}}" DESTINATION "{canary}")\n' + _GOOD,
+        f'configure_file("${{CMAKE_CURRENT_LIST_FILE}}" "{canary}/copy" COPYONLY)\n' + _GOOD,
+        f'file(DOWNLOAD "file:///etc/hostname" "{canary}/downloaded")\n' + _GOOD,
+        f'execute_process(COMMAND sh -c "rm -rf {canary}; mkdir -p {canary}/x; '
+        f'ln -s / {canary}/root; mkfifo {canary}/fifo; echo x > $HOME/../../../written")\n' + _GOOD,
+        "execute_process(COMMAND python3 -c \"import os; os.makedirs('"
+        + str(canary)
+        + "/py', exist_ok=True)\")\n"
+        + _GOOD,
         'file(READ /proc/self/environ e)\nmessage(FATAL_ERROR "${e}")\n',
         'execute_process(COMMAND sh -c "cat /proc/$PPID/environ; for p in /proc/[0-9]*; do '
         'cat $p/environ; done 2>/dev/null | tr \\"\\\\\\\\0\\" \\"\\\\\\\\n\\"" OUTPUT_VARIABLE e)\n'

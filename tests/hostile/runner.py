@@ -183,7 +183,7 @@ def _run(case: Case, ws: Workspace, args: list[str], before: set[str], limit: fl
         traceback="Traceback (most recent call last)" in text + report,
         internal_error="internal error" in text,
         unexpected_exit=not timed_out and code not in case.allowed,
-        outside=sorted(_snapshot(ws) - before),
+        outside=sorted(_snapshot(ws) ^ before),
         leftover_temp=sorted(p.name for p in ws.tmp.iterdir()),
         strays=strays,
         leaked=[s for s in case.forbidden if s in text or s in report],
@@ -282,9 +282,11 @@ def _reap_orphans() -> None:
 
 
 def _snapshot(ws: Workspace) -> set[str]:
-    """Every path under the case directory except the run's own TMPDIR and output files."""
+    """Every path under the case directory except the run's own TMPDIR and output files,
+    each with its size and modification time: a file changed or removed differs too."""
     seen: set[str] = set()
-    skip = {str(ws.tmp), str(ws.out)}
+    # The user cache (shiplint keeps parsed files and compiler detections there) is its to write.
+    skip = {str(ws.tmp), str(ws.out), str(ws.home / ".cache")}
     todo = [str(ws.root)]
     # Iterative: a case may hold a tree deeper than Python's recursion limit.
     while todo:
@@ -296,7 +298,12 @@ def _snapshot(ws: Workspace) -> set[str]:
         for entry in entries:
             if entry.path in skip:
                 continue
-            seen.add(os.path.relpath(entry.path, ws.root))
+            try:
+                info = entry.stat(follow_symlinks=False)
+                stamp = f"{info.st_size}:{info.st_mtime_ns}" if not entry.is_dir() else "dir"
+            except OSError:
+                stamp = "?"
+            seen.add(f"{os.path.relpath(entry.path, ws.root)} {stamp}")
             if entry.is_dir(follow_symlinks=False):
                 todo.append(entry.path)
     return seen
