@@ -44,6 +44,18 @@ def _cmake(ws: Workspace, rng: random.Random) -> dict[str, str | bytes | Callabl
         {"CMakeLists.txt": _PROJECT + "set(X " + " ".join(["a"] * 1_000_000) + ")\n" + _LIB},
         {"CMakeLists.txt": _PROJECT + "set(A x)\n" + 'set(A "${A}${A}")\n' * 40 + _LIB},
         {"CMakeLists.txt": _PROJECT + "set(A x)\n" + "list(APPEND A ${A})\n" * 40 + _LIB},
+        {"CMakeLists.txt": _PROJECT + "if(A)\n" * 10_000 + _LIB},
+        {
+            "CMakeLists.txt": _PROJECT
+            + "set(A x)\n"
+            + 'set(A "${A}${A}")\n' * 19
+            + "set(B "
+            + " ".join(["${A}"] * 5000)
+            + ")\nif("
+            + " ".join(["${A}"] * 5000)
+            + ")\nendif()\n"
+            + _LIB
+        },
         {"CMakeLists.txt": _PROJECT + "function(f)\n f()\nendfunction()\nf()\n" + _LIB},
         {"CMakeLists.txt": _PROJECT + "macro(m)\n m()\nendmacro()\nm()\n" + _LIB},
         {"CMakeLists.txt": _PROJECT + "foreach(i RANGE 100000000)\nendforeach()\n" + _LIB},
