@@ -157,14 +157,14 @@ def test_the_markdown_summary_converted_from_the_report_draws_it(
     assert mermaid.read_text() == block
 
 
-def test_check_without_artifacts_says_there_is_nothing_to_draw(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    main(["check", "--root", str(tmp_path), "--format", "mermaid"])
-    out = capsys.readouterr().out
-    if out:  # a run stopped by the missing manifest prints nothing to stdout
-        assert "no built artifact was checked" in parse(out).nodes["n1"]
+def test_a_report_without_artifacts_says_there_is_nothing_to_draw() -> None:
+    from shiplint.report import reporter
+    from shiplint.report.model import Report
+
+    chart = parse(reporter("mermaid")(Report((), None, Path("."))))
+    assert list(chart.nodes.values()) == [
+        "no built artifact was checked: the picture draws artifacts"
+    ]
 
 
 def test_diff_picture_marks_what_changed(
