@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from shiplint.init.draft import BuildDeclaration, Draft, DraftLibrary
-from shiplint.init.facts import InitError
+from shiplint.init.model import InitError
 from shiplint.manifest.model import BuildDeclaration as ManifestDeclaration
 from shiplint.sources.model import CMakeProject
 

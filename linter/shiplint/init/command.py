@@ -13,7 +13,8 @@ from pathlib import Path
 
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.init.decide import decide
-from shiplint.init.facts import InitError, gather
+from shiplint.init.facts import gather
+from shiplint.init.model import InitError
 from shiplint.init.render import render
 from shiplint.request import Progress
 

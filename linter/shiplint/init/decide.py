@@ -23,7 +23,8 @@ from shiplint.init.draft import (
     ExternalGroup,
 )
 from shiplint.init.externals import group_externals
-from shiplint.init.facts import ArtifactFacts, Facts, InitError, distribution
+from shiplint.init.facts import distribution
+from shiplint.init.model import ArtifactFacts, Facts, InitError, Shipped
 from shiplint.init.names import file_pattern, is_extension_module
 from shiplint.init.routes import Route, routes_of
 from shiplint.init.sentinels import sentinels
@@ -95,7 +96,7 @@ def decide(facts: Facts) -> Draft:
         externals=_externals(facts.artifacts),
         provenance=tuple(f"{a.label} ({a.platform})" for a in facts.artifacts),
         disagreements=disagreements,
-        warnings=_route_warnings(facts, routes),
+        warnings=_evaluation_warnings(facts),
     )
 
 
@@ -303,7 +304,8 @@ def _disagreement(
     )
 
 
-def _route_warnings(facts: Facts, routes: Sequence[Route]) -> tuple[str, ...]:
+def _evaluation_warnings(facts: Facts) -> tuple[str, ...]:
+    """Evaluations that said nothing: what was written for them came from the others."""
     out = []
     for artifact in facts.artifacts:
         for evaluation in artifact.evaluations:
@@ -445,10 +447,7 @@ def _selector(platform: Platform) -> str:
     return str(platform) if platform.arch is not None else platform.os
 
 
-def _placement(shipped: object, platform: Platform) -> tuple[str, str | None]:
-    from shiplint.init.facts import Shipped
-
-    assert isinstance(shipped, Shipped)
+def _placement(shipped: Shipped, platform: Platform) -> tuple[str, str | None]:
     return shipped.directory or ".", file_pattern(shipped.name, shipped.file_name, platform)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from shiplint.artifacts.model import Inventory, Resolution
@@ -28,7 +28,9 @@ from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.cmake_eval.cmake_binary import identify
 from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.init.model import ArtifactFacts, ConfigFacts, Facts, InitError, Shipped, Trial
 from shiplint.init.names import config_package, install_prefix, library_name
+from shiplint.init.spelling import candidate_requests
 from shiplint.manifest.model import (
     Aggregate,
     Carries,
@@ -51,77 +53,6 @@ from shiplint.selection import Selection
 _ANY_ROUTE = CMakeRoute("any", (0,), None, None)
 # A config's .cmake files are small; a bigger member is not read for variable names.
 _TEXT_LIMIT = 4 * 1024 * 1024
-
-
-class InitError(Exception):
-    """Input init cannot start from: said with what is wrong, exit 2."""
-
-
-@dataclass(frozen=True)
-class Shipped:
-    """One shared object of one artifact, named as the manifest will name it."""
-
-    name: str
-    member: str
-    record: BinaryRecord
-    # Library names (of this artifact) its NEEDED entries resolve to, in NEEDED order.
-    depends_on: tuple[str, ...]
-    # NEEDED entries nothing shipped resolves.
-    externals: tuple[str, ...]
-
-    @property
-    def directory(self) -> str:
-        return posixpath.dirname(self.member)
-
-    @property
-    def file_name(self) -> str:
-        return posixpath.basename(self.member)
-
-
-@dataclass(frozen=True)
-class ArtifactFacts:
-    label: str
-    platform: Platform
-    inventory: Inventory
-    # By library name.
-    shipped: dict[str, Shipped]
-    # The plain evaluation, one per CMake, in the order the CMakes were given.
-    evaluations: tuple[ConfigEvaluation, ...] = ()
-    # The spellings tried, one evaluation per CMake (empty when none was tried).
-    trials: tuple[ConfigEvaluation, ...] = ()
-
-
-@dataclass(frozen=True)
-class ConfigFacts:
-    """The package config found in the artifacts."""
-
-    package: str
-    directories: tuple[str, ...]
-    package_root: str
-    # Variables the config's text sets for the package (candidates for aggregates).
-    variables: tuple[str, ...]
-    # Component spellings the config's text tests (`<Pkg>_<c>_FOUND`).
-    spellings: tuple[str, ...]
-    # Version boundaries the config's text compares CMAKE_VERSION with.
-    boundaries: tuple[tuple[int, ...], ...]
-
-
-@dataclass(frozen=True)
-class Trial:
-    """A spelling to try: `find_package(<pkg> COMPONENTS <spelling>)`, owned by `library`."""
-
-    key: str
-    spelling: str
-    library: str | None
-
-
-@dataclass(frozen=True)
-class Facts:
-    artifacts: tuple[ArtifactFacts, ...]
-    config: ConfigFacts | None
-    # (path, version) of each CMake, in the order given.
-    cmakes: tuple[tuple[str, tuple[int, ...]], ...]
-    trials: tuple[Trial, ...] = field(default=())
 
 
 def empty_manifest(name: str = "") -> Manifest:
@@ -186,7 +117,7 @@ def gather(
     probing = probing_manifest(read, config)
     plain = _evaluations(artifacts, probing, cmakes, reader, progress, timeout)
     read = tuple(replace(a, evaluations=plain.get(a.label, ())) for a in read)
-    trials = _trials(read, config)
+    trials = candidate_requests(read, config)
     if trials:
         asking = asking_manifest(probing, trials)
         tried = _evaluations(artifacts, asking, cmakes, reader, progress, timeout)
@@ -414,12 +345,3 @@ def asking_manifest(probing: Manifest, trials: Sequence[Trial]) -> Manifest:
         Component(trial.key, False, None, request=trial.spelling) for trial in trials
     )
     return replace(probing, libraries=libraries, components=components)
-
-
-def _trials(read: Sequence[ArtifactFacts], config: ConfigFacts) -> tuple[Trial, ...]:
-    """The spellings worth asking for: for each imported target of the package, the
-    names its component could be requested by; for each shipped library no plain
-    find_package imports, the names it could be requested by."""
-    from shiplint.init.spelling import candidate_requests
-
-    return candidate_requests(read, config)

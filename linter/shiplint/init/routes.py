@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shiplint.init.draft import DraftRoute
-from shiplint.init.facts import Facts
+from shiplint.init.model import Facts
 from shiplint.init.targets import imported
 
 

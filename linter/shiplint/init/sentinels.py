@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from shiplint.artifacts.records import SymbolKind
-from shiplint.init.facts import ArtifactFacts
+from shiplint.init.model import ArtifactFacts
 
 # How many sentinels a library gets.
 COUNT = 3

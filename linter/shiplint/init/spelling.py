@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from shiplint.init.facts import ArtifactFacts, ConfigFacts, Trial
+from shiplint.init.model import ArtifactFacts, ConfigFacts, Trial
 from shiplint.init.names import is_extension_module
 from shiplint.init.targets import (
     accepts_anything,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
 from shiplint.cmake_eval.model import ConfigEvaluation
-from shiplint.init.facts import ArtifactFacts
+from shiplint.init.model import ArtifactFacts
 
 
 @dataclass(frozen=True)
