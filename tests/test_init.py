@@ -222,6 +222,7 @@ def test_sentinels_and_externals(
         (lambda d: d / "missing.whl", "missing.whl"),
         (lambda d: _empty_wheel(d), "holds no shared library"),
         (lambda d: _wheel_without_config(d), "no CMake package config"),
+        (lambda d: _not_a_zip(d), "must be a zip archive"),
     ],
 )
 def test_bad_input_exits_2_with_the_path(
@@ -314,3 +315,17 @@ def _wheel_without_config(directory: Path) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         archive.write(library, "lone/lib/liblone.so")
     return path
+
+
+def _not_a_zip(directory: Path) -> Path:
+    path = directory / "broken-1.0-py3-none-any.whl"
+    path.write_text("not a zip\n", encoding="utf-8")
+    return path
+
+
+def test_output_in_a_missing_directory_is_refused_before_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "missing" / "shiplint.yaml"
+    assert _init(out, tmp_path / "never-read.whl") == 2
+    assert "is not a directory" in capsys.readouterr().err

@@ -454,6 +454,9 @@ def _init(args: argparse.Namespace) -> int:
     to_stdout = str(output) == "-"
     if not to_stdout and output.exists() and not args.force:
         return _usage_error(f"--output {output}: exists; pass --force to overwrite it")
+    # Said before the artifacts are read, not after a minute of reading them.
+    if not to_stdout and not output.parent.is_dir():
+        return _usage_error(f"--output {output}: {output.parent} is not a directory")
     if args.root is not None and not args.root.is_dir():
         return _usage_error(f"--root {args.root}: not a directory")
     try:
