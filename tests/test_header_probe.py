@@ -22,7 +22,7 @@ from shiplint.engine import Selection, lint
 from shiplint.header_probe.model import HeaderSweep
 from shiplint.header_probe.probe import HeaderOptions, probe_headers
 from shiplint.manifest.load import load_manifest
-from shiplint.manifest.model import Headers, Manifest
+from shiplint.manifest.model import HeaderOwner, Headers, Manifest
 from shiplint.registry import RULES
 
 from tests.link_probe_support import (
@@ -53,6 +53,16 @@ HEADERS = {
     "probepkg/detail/inner.h": "#pragma once\nundeclared_type value;\n",
     # Forbids direct inclusion: excluded in the manifest.
     "probepkg/detail/private.h": '#pragma once\n#error "include probepkg/span.h instead"\n',
+    # Owned by the runtime: inline code calling what libprobepkg.so defines ...
+    "probepkg/registry.h": (
+        "#pragma once\nnamespace probepkg {\nint registered_count();\n"
+        "inline int count_now() { return registered_count(); }\n}\n"
+    ),
+    # ... and what it does not.
+    "probepkg/totals.h": (
+        "#pragma once\nnamespace probepkg {\nint registered_total();\n"
+        "inline int total_now() { return registered_total(); }\n}\n"
+    ),
 }
 
 
@@ -79,7 +89,11 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def excluding() -> Manifest:
-    return replace(probepkg_manifest(), headers=Headers(exclude=("probepkg/detail/private.h",)))
+    headers = Headers(
+        exclude=("probepkg/detail/private.h",),
+        owners=(HeaderOwner(("probepkg/registry.h", "probepkg/totals.h"), "runtime"),),
+    )
+    return replace(probepkg_manifest(), headers=headers)
 
 
 def test_each_header_that_does_not_stand_alone_is_reported_at_its_line(
@@ -89,12 +103,14 @@ def test_each_header_that_does_not_stand_alone_is_reported_at_its_line(
     (sweep,) = models
     assert isinstance(sweep, HeaderSweep)
     assert sweep.excluded == ("probepkg/include/probepkg/detail/private.h",)
-    assert len(sweep.probed) == 5  # probepkg.h and the four others
+    assert sweep.linked == ("runtime",)
+    assert len(sweep.probed) == 7  # probepkg.h and the six others
     found = {(d.location.member, d.location.line): d.message for d in diagnose(models, excluding)}
     assert sorted(found) == [
         ("probepkg/include/probepkg/detail/inner.h", 2),
         ("probepkg/include/probepkg/needs_size.h", 4),
         ("probepkg/include/probepkg/outer.h", 3),
+        ("probepkg/include/probepkg/totals.h", None),
     ]
     size = found[("probepkg/include/probepkg/needs_size.h", 4)]
     assert size.startswith("<probepkg/needs_size.h> does not compile alone")
@@ -102,6 +118,10 @@ def test_each_header_that_does_not_stand_alone_is_reported_at_its_line(
     assert "first error: 'size_t' in namespace 'std' does not name a type" in size
     outer = found[("probepkg/include/probepkg/outer.h", 3)]
     assert "first error (included from here) at probepkg/include/probepkg/detail/inner.h:2" in outer
+    # Compiled with its inline functions kept and linked against libprobepkg.so alone.
+    totals = found[("probepkg/include/probepkg/totals.h", None)]
+    assert "inline code does not resolve against its owner, component runtime" in totals
+    assert totals.endswith("undefined reference to `probepkg::registered_total()'")
 
 
 def test_without_the_exclusion_the_forbidding_header_is_reported(synthetic: Path) -> None:
@@ -147,6 +167,8 @@ def test_the_real_wheels_headers_are_pinned(example: Manifest) -> None:
     (sweep,) = models
     assert isinstance(sweep, HeaderSweep)
     assert sweep.context.cmake_version == NEW_CMAKE_VERSION  # the route with targets
+    # Every owner's headers were linked against its target alone, and resolved.
+    assert sorted(sweep.linked) == ["etdump", "runtime", "threadpool"]
     # The two headers that stop direct inclusion themselves are the manifest's exclusions.
     assert sorted(Path(m).name for m in sweep.excluded) == ["complex_math.h", "complex_utils.h"]
     diags = diagnose(models, example)

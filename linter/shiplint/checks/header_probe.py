@@ -30,23 +30,44 @@ def _error(failure: HeaderFailure) -> str:
 
 
 def header_not_self_contained(manifest: Manifest, sweep: HeaderSweep) -> Iterator[Finding]:
-    """SL507: a public header does not compile on its own."""
+    """SL507: a public header does not compile on its own, or its inline code does not
+    resolve against the library of the component that owns it."""
     context = sweep.context
     route = f", route {context.route}" if context.route else ""
     for failure in sweep.failures:
         location = Location(path=sweep.artifact_path, line=failure.line, member=failure.header)
-        yield Finding(
-            message=(
+        flags = (
+            f"(CMake {context.cmake_version}{route}, "
+            f"{counted(len(context.targets), 'imported target')})"
+        )
+        if failure.step == "link":
+            found = failure.error.text if failure.error else f"the link failed:\n{failure.tail}"
+            message = (
+                f"<{failure.spelling}>'s inline code does not resolve against its owner, "
+                f"component {failure.owner}, linked alone {flags}: {found}"
+            )
+            hint = (
+                "Define what the header's inline code calls in the owning component's library, "
+                "or correct `headers.owners` in the manifest if the header belongs to another."
+            )
+        else:
+            message = (
                 f"<{failure.spelling}> does not compile alone with the flags the config's "
-                f"targets publish (CMake {context.cmake_version}{route}, "
-                f"{counted(len(context.targets), 'imported target')}): {_error(failure)}"
-            ),
-            location=location,
-            subject=Subject(cmake_version=context.cmake_version, artifact=context.artifact),
-            hint=(
+                f"targets publish {flags}: {_error(failure)}"
+            )
+            hint = (
                 "Include what the header uses, or, if it must only be reached through another "
                 "header, say so in the manifest (`headers.exclude`) and in the header."
+            )
+        yield Finding(
+            message=message,
+            location=location,
+            subject=Subject(
+                component=failure.owner,
+                cmake_version=context.cmake_version,
+                artifact=context.artifact,
             ),
+            hint=hint,
         )
 
 

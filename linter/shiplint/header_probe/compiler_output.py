@@ -16,6 +16,29 @@ _ERROR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (
 _CHAIN = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+)[,:]?$")
 
 
+_UNIT = re.compile(r"(?<![\w.])(?P<unit>\d{5})\.cpp")
+# The probe runs tools with LC_ALL=C, so ld quotes with a backtick and an apostrophe.
+_UNDEFINED = re.compile(r"undefined reference to `(?P<symbol>.*)'\s*$")
+
+
+def unresolved_by_unit(output: str) -> dict[int, list[str]]:
+    """GNU ld's `undefined reference` errors of a link, by the translation unit
+    (`00012.cpp`, the probe's unit of header 12) whose object references the symbol:
+    ld names the object on the `in function` line and the unit on the error line."""
+    found: dict[int, list[str]] = {}
+    unit: int | None = None
+    for line in output.splitlines():
+        named = _UNIT.search(line)
+        if named is not None:
+            unit = int(named["unit"])
+        missing = _UNDEFINED.search(line)
+        if missing is not None and unit is not None:
+            symbols = found.setdefault(unit, [])
+            if missing["symbol"] not in symbols:
+                symbols.append(missing["symbol"])
+    return found
+
+
 @dataclass(frozen=True)
 class FirstError:
     file: str

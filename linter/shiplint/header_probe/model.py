@@ -42,6 +42,10 @@ class HeaderFailure:
     error: CompileError | None
     # The last lines the compiler printed for this header alone.
     tail: str
+    # "compile", or "link": its inline code did not resolve against its owner alone.
+    step: str = "compile"
+    # The component the header belongs to (manifest `headers.owners`), when linked.
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class HeaderSweep:
     failures: tuple[HeaderFailure, ...]
     # The artifact's location, for findings about a header member.
     artifact_path: str
+    # The owning components whose headers were linked against their target alone.
+    linked: tuple[str, ...] = ()
 
 
 class NotRunReason(enum.Enum):

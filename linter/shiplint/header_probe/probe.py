@@ -28,7 +28,7 @@ from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.header_probe import project
-from shiplint.header_probe.compiler_output import first_error
+from shiplint.header_probe.compiler_output import first_error, unresolved_by_unit
 from shiplint.header_probe.model import (
     CompileError,
     HeaderContext,
@@ -184,7 +184,8 @@ class _Sweep:
             return HeadersNotProbed(
                 self.tree.label, NotRunReason.NO_HEADERS, detail, config, version
             )
-        units = project.write_units(source, [s for _, s in probed])
+        owners = [self._owner(m, prefixes) for m, _ in probed]
+        units = project.write_units(source, [s for _, s in probed], owners)
         second = self._configure(source, build, layout, env)
         if not second.ok:
             return self._failed(self._why("configure", second), config)
@@ -192,6 +193,8 @@ class _Sweep:
         if built.error is not None:
             return self._failed(self._why("build", built), config)
         failures = self._failures(build, layout, probed, units, env)
+        linked: list[str] = []
+        failures += self._link_failures(build, probed, owners, targets, failures, env, linked)
         if self.options.progress:
             seconds = time.monotonic() - started
             self.options.progress(
@@ -204,6 +207,7 @@ class _Sweep:
             excluded,
             tuple(failures),
             artifact_path=config.path,
+            linked=tuple(linked),
         )
 
     def _failed(self, reason: str, location: Location | None = None) -> HeaderProbeFailed:
@@ -244,6 +248,78 @@ class _Sweep:
             *keep_going,
         ]
         return run_tool(command, self.tmp, env, self.options.build_timeout)
+
+    def _owner(self, member: str, prefixes: list[str]) -> str | None:
+        """The imported target of the component owning `member` (manifest `headers.owners`)."""
+        spellings = [member[len(p) + 1 :] for p in prefixes if member.startswith(p + "/")]
+        for owner in self.manifest.headers.owners:
+            if any(fnmatchcase(s, g) for s in spellings for g in owner.headers):
+                return self.manifest.target_name(owner.component)
+        return None
+
+    def _link_failures(
+        self,
+        build: Path,
+        probed: list[tuple[str, str]],
+        owners: list[str | None],
+        targets: tuple[str, ...],
+        failures: list[HeaderFailure],
+        env: dict[str, str],
+        linked: list[str],
+    ) -> list[HeaderFailure]:
+        """Each owner's headers, whose objects all compiled, linked against it alone: what
+        their inline code references and the owner does not define. `linked` gains each
+        owner whose link was made."""
+        failed = {f.header for f in failures}
+        found: list[HeaderFailure] = []
+        for group, owner in enumerate(dict.fromkeys(o for o in owners if o is not None)):
+            members = [i for i, o in enumerate(owners) if o == owner]
+            if owner not in targets or any(probed[i][0] in failed for i in members):
+                continue  # no such target (said by the consumers), or a compile failure said it
+            linked.append(self._component_of(owner))
+            if (build / project.link_target(group)).exists():
+                continue
+            command = [self.cmake.path, "--build", str(build), "--target"]
+            run = run_tool(
+                [*command, project.link_target(group)], self.tmp, env, self.options.timeout
+            )
+            unresolved = unresolved_by_unit(run.output)
+            component = self._component_of(owner)
+            for index in members:
+                symbols = unresolved.get(index)
+                if not symbols:
+                    continue
+                member, spelling = probed[index]
+                text = f"undefined reference to `{symbols[0]}'"
+                if len(symbols) > 1:
+                    text += f" and {len(symbols) - 1} more"
+                found.append(
+                    HeaderFailure(
+                        header=member,
+                        spelling=spelling,
+                        line=None,
+                        error=CompileError(member, None, text),
+                        tail=tail(run.output.replace(str(self.tmp), "<probe>")),
+                        step="link",
+                        owner=component,
+                    )
+                )
+            if not any(i in unresolved for i in members) and not run.ok:
+                # The link failed for a reason no header's object names: the first line says it.
+                member, spelling = probed[members[0]]
+                output = tail(run.output.replace(str(self.tmp), "<probe>"))
+                found.append(HeaderFailure(member, spelling, None, None, output, "link", component))
+        return found
+
+    def _component_of(self, target: str) -> str:
+        return next(
+            (
+                o.component
+                for o in self.manifest.headers.owners
+                if self.manifest.target_name(o.component) == target
+            ),
+            target,
+        )
 
     def _include_prefixes(self, listed: Path, layout: Layout) -> list[str]:
         """The include directories inside the laid-out package, as member prefixes,

@@ -53,12 +53,24 @@ def write_project(source: Path, manifest: Manifest) -> None:
     source.mkdir(parents=True)
     (source / "CMakeLists.txt").write_text(project_text(manifest), encoding="utf-8")
     (source / "shiplint_empty.cpp").write_text("", encoding="utf-8")
+    (source / "shiplint_main.cpp").write_text("int main() { return 0; }\n", encoding="utf-8")
     (source / SOURCES_FILE).write_text("", encoding="utf-8")
 
 
-def write_units(source: Path, spellings: list[str]) -> list[Path]:
+def link_target(group: int) -> str:
+    """The executable that links group `group`'s objects against their owner alone."""
+    return f"shiplint_link_{group}"
+
+
+def write_units(source: Path, spellings: list[str], owners: list[str | None]) -> list[Path]:
     """One translation unit per header (`tu/00001.cpp`: `#include <spelling>`), listed
-    for the project; returns the units in the order of `spellings`."""
+    for the project; returns the units in the order of `spellings`.
+
+    `owners[i]` is the imported target header i's inline code must resolve against, or
+    None. Owned headers are compiled in one OBJECT library per owner with GCC's
+    -fkeep-inline-functions (every inline function emitted, so what it calls is
+    referenced) and linked into an executable with that target alone.
+    """
     units = source / "tu"
     units.mkdir(exist_ok=True)
     paths: list[Path] = []
@@ -66,8 +78,23 @@ def write_units(source: Path, spellings: list[str]) -> list[Path]:
         unit = units / f"{index:05d}.cpp"
         unit.write_text(f"#include <{spelling}>\n", encoding="utf-8")
         paths.append(unit)
-    listed = "\n".join(f"  {_quote(str(p))}" for p in paths)
-    (source / SOURCES_FILE).write_text(
-        f"set(SHIPLINT_HEADER_SOURCES\n{listed}\n)\n", encoding="utf-8"
-    )
+    groups = list(dict.fromkeys(o for o in owners if o is not None))
+    free = "\n".join(f"  {_quote(str(p))}" for p, o in zip(paths, owners, strict=True) if o is None)
+    text = f"set(SHIPLINT_HEADER_SOURCES\n{free}\n)\n"
+    for group, owner in enumerate(groups):
+        owned = "\n".join(
+            f"  {_quote(str(p))}" for p, o in zip(paths, owners, strict=True) if o == owner
+        )
+        library = f"shiplint_owned_{group}"
+        text += f"""add_library({library} OBJECT
+{owned}
+)
+target_link_libraries({library} PRIVATE ${{_shiplint_targets}})
+target_compile_options({library} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-fkeep-inline-functions>)
+if(TARGET {_quote(owner)})
+  add_executable({link_target(group)} shiplint_main.cpp $<TARGET_OBJECTS:{library}>)
+  target_link_libraries({link_target(group)} PRIVATE {_quote(owner)})
+endif()
+"""
+    (source / SOURCES_FILE).write_text(text, encoding="utf-8")
     return paths

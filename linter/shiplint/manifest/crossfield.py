@@ -136,6 +136,13 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                 f"{listing['component']!r}",
             )
 
+    for i, owner in enumerate(data.get("headers", {}).get("owners", [])):
+        if owner["component"] not in component_names:
+            report(
+                ("headers", "owners", i, "component"),
+                f"headers owned by unknown component {owner['component']!r}",
+            )
+
     codes = tuple(known_rule_codes)
     for i, waiver in enumerate(data.get("waivers", [])):
         if not names_a_rule(waiver["rule"], codes):

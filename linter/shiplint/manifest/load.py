@@ -20,6 +20,7 @@ from shiplint.manifest.model import (
     ComponentVariable,
     Conflict,
     Externals,
+    HeaderOwner,
     Headers,
     Library,
     LibraryKind,
@@ -236,7 +237,7 @@ def _build(doc: Document) -> Manifest:
         registries=registries,
         waivers=waivers,
         sources=sources,
-        headers=Headers(exclude=tuple(d.get("headers", {}).get("exclude", ()))),
+        headers=_headers(d.get("headers", {})),
         companions=tuple(d["package"].get("companions", ())),
     )
 
@@ -253,6 +254,12 @@ def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
         )
         for p in raw or ()
     )
+
+
+def _headers(raw: dict[str, Any]) -> Headers:
+    """`headers:` (the schema checked the shape)."""
+    owners = tuple(HeaderOwner(tuple(o["headers"]), o["component"]) for o in raw.get("owners", ()))
+    return Headers(exclude=tuple(raw.get("exclude", ())), owners=owners)
 
 
 def _listing(raw: dict[str, Any] | None) -> RegistryListing | None:

@@ -359,12 +359,23 @@ class Sources:
 
 
 @dataclass(frozen=True)
+class HeaderOwner:
+    """Headers whose inline code must resolve against one component's library."""
+
+    # Globs over a header's path below its include directory, as for `exclude`.
+    headers: tuple[str, ...]
+    component: str
+
+
+@dataclass(frozen=True)
 class Headers:
     """What the header probe compiles: every header under the config's include dirs but these."""
 
     # Globs over a header's path below its include directory (as `#include <...>` spells
     # it): headers that forbid direct inclusion.
     exclude: tuple[str, ...] = ()
+    # The first entry whose globs match a header names the component it is linked against.
+    owners: tuple[HeaderOwner, ...] = ()
 
 
 @dataclass(frozen=True)
