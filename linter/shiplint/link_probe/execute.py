@@ -10,6 +10,7 @@ recorded leads nowhere and only an entry relative to the binary can resolve them
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -89,7 +90,7 @@ class Deployment:
             for entry in sorted(directory.iterdir()):
                 target = dest / entry.name
                 if entry.is_file() and not target.exists():
-                    shutil.copy2(entry, target)
+                    _place(entry, target)
         package.rename(self.hidden)
 
     def run(self, binary: Path, name: str, env: dict[str, str], timeout: float) -> ConsumerRun:
@@ -102,3 +103,12 @@ class Deployment:
 
     def close(self) -> None:
         self.hidden.rename(self.package)
+
+
+def _place(source: Path, target: Path) -> None:
+    """A hard link where the file system allows one (both sit in the probe's temp dir,
+    and a wheel's libraries run to hundreds of MB), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
