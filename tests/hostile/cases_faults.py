@@ -56,13 +56,28 @@ def _signal_child(marker: str, sig: signal.Signals, after: float = 0.0) -> Fault
 
 def _signal_run(sig: signal.Signals, after: float) -> Fault:
     def act(process: subprocess.Popen[bytes], elapsed: float) -> bool:
-        if elapsed < after:
+        # Not before shiplint's own code runs: a signal during the interpreter's start-up
+        # (its site-packages' .pth files) meets Python's default handling, not shiplint's.
+        if elapsed < after or not _shiplint_started(process.pid):
             return False
         with contextlib.suppress(ProcessLookupError):
             os.kill(process.pid, sig)
         return True
 
     return act
+
+
+def _shiplint_started(pid: int) -> bool:
+    """Whether shiplint's entry point has run: its first lines catch SIGTERM, which the
+    interpreter alone leaves at its default (/proc/<pid>/status, SigCgt)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # gone already: nothing to wait for
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return True
 
 
 def _real_wheel(ws: Workspace) -> list[str]:
