@@ -81,7 +81,8 @@ def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
     import signal
 
     data = built_libs[sorted(built_libs)[0]].read_bytes()
-    with WorkerReader(timeout=3.0) as reader:
+    # The limit is far off: the stop is found out by the worker's state, not by the clock.
+    with WorkerReader(timeout=300.0) as reader:
         assert reader.binary(data, "libfirst.so") == read_binary(data, "libfirst.so")
         process = reader._process
         assert process is not None
@@ -89,7 +90,7 @@ def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
         # Larger than a pipe holds: sending it to a worker that does not read must not block.
         stalled = reader.binary(data + bytes(4 << 20), "libstopped.so")
         assert isinstance(stalled, BinaryError)
-        assert "did not finish reading this file within 3 s" in stalled.reason
+        assert "was stopped (SIGSTOP or a debugger) and did not continue" in stalled.reason
         assert process.poll() is not None  # killed, not left stopped
         assert reader.binary(data, "libnext.so") == read_binary(data, "libnext.so")
 

@@ -42,6 +42,7 @@ from typing import IO, Any, Protocol
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.scratch import scratch_dir
+from shiplint.waiting import HALT_GRACE, POLL, Halt
 
 _HEADER = struct.Struct("!Q")
 # Seconds lief may take over one binary. The largest real library takes a second or two;
@@ -221,9 +222,16 @@ class WorkerReader:
         assert process is not None and process.stdout is not None
         try:
             if not self._ready:
-                _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT)
+                _receive_within(process.stdout.fileno(), STARTUP_TIMEOUT, process.pid)
                 self._ready = True
-            answer = _receive_within(process.stdout.fileno(), self._timeout)
+            answer = _receive_within(process.stdout.fileno(), self._timeout, process.pid)
+        except Stopped:
+            self._reap(process)
+            return _Failure(
+                f"the lief worker reading this file was stopped (SIGSTOP or a debugger) and "
+                f"did not continue within {HALT_GRACE:g} s, and was killed; the rest of the "
+                "run went on"
+            )
         except TimeoutError:
             self._reap(process)
             return _Failure(
@@ -309,19 +317,29 @@ def _write_within(fd: int, data: bytes, seconds: float) -> None:
             continue
 
 
-def _receive_within(fd: int, seconds: float) -> Any:
-    """One answer read straight from the descriptor, or TimeoutError when it takes longer."""
+class Stopped(TimeoutError):
+    """The worker stayed stopped (SIGSTOP): it cannot answer, however long one waits."""
+
+
+def _receive_within(fd: int, seconds: float, pid: int | None = None) -> Any:
+    """One answer read straight from the descriptor, or TimeoutError when it takes longer
+    (Stopped, sooner, when the worker `pid` stays stopped)."""
     deadline = time.monotonic() + seconds
-    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline))
-    return pickle.loads(_read_exactly(fd, size, deadline))
+    halt = Halt(pid) if pid is not None else None
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline, halt))
+    return pickle.loads(_read_exactly(fd, size, deadline, halt))
 
 
-def _read_exactly(fd: int, count: int, deadline: float) -> bytes:
+def _read_exactly(fd: int, count: int, deadline: float, halt: Halt | None = None) -> bytes:
     chunks: list[bytes] = []
     while count:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if left <= 0:
             raise TimeoutError
+        if not select.select([fd], [], [], min(left, POLL))[0]:
+            if halt is not None and halt.given_up():
+                raise Stopped
+            continue
         chunk = os.read(fd, min(count, 1 << 20))
         if not chunk:
             raise EOFError

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.cmake_eval.waiting import HALT_GRACE, wait_running
+from shiplint.waiting import HALT_GRACE, wait_running
 
 _VERSION = re.compile(r"cmake version (\d+)\.(\d+)(?:\.(\d+))?")
 _TRACEBACK = "Traceback (most recent call last):"

@@ -51,12 +51,12 @@ from shiplint.cmake_eval.results import (
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
-from shiplint.cmake_eval.waiting import HALT_GRACE
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
 from shiplint.sources.model import CMakeProject
+from shiplint.waiting import HALT_GRACE
 
 # A component name no package defines: the request every config must refuse.
 ABSENT_COMPONENT = "shiplint_absent_component"

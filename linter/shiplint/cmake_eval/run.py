@@ -44,9 +44,9 @@ from typing import IO
 from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
-from shiplint.cmake_eval.waiting import wait_running
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
+from shiplint.waiting import wait_running
 
 _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
 # Of each stream, the first and the last this many bytes are kept: CMake's error is

@@ -1,9 +1,9 @@
-"""Wait for a CMake process until a deadline, or until it has stayed stopped.
+"""Wait for a child process until a deadline, or until it has stayed stopped.
 
 A process stopped from outside (SIGSTOP, a debugger) cannot finish: waiting for it
-to its time limit only delays the run by that limit. The wait watches the process
-and its children (CMake behind the launcher) and gives up after HALT_GRACE seconds
-in the stopped state.
+to its time limit only delays the run by that limit. The waits watch the process
+and its children (CMake behind the launcher) and give up after HALT_GRACE seconds
+in the stopped state: CMake runs, `cmake --version`, the lief worker.
 """
 
 from __future__ import annotations
@@ -14,28 +14,39 @@ import subprocess
 import time
 
 HALT_GRACE = 2.0
-_POLL = 0.25
+POLL = 0.25
 
 
 def wait_running(process: subprocess.Popen[bytes], deadline: float) -> tuple[int | None, bool]:
     """The run's exit status, or None at the deadline; and whether it was ended early
     because it stayed stopped for HALT_GRACE seconds."""
-    stopped_since: float | None = None
+    halt = Halt(process.pid)
     while True:
         now = time.monotonic()
         try:
-            return process.wait(timeout=max(min(_POLL, deadline - now), 0.0)), False
+            return process.wait(timeout=max(min(POLL, deadline - now), 0.0)), False
         except subprocess.TimeoutExpired:
             pass
-        now = time.monotonic()
-        if now >= deadline:
+        if time.monotonic() >= deadline:
             return None, False
-        if not _stopped(process.pid):
-            stopped_since = None
-        elif stopped_since is None:
-            stopped_since = now
-        elif now - stopped_since >= HALT_GRACE:
+        if halt.given_up():
             return None, True
+
+
+class Halt:
+    """Whether a process has stayed stopped for HALT_GRACE seconds; ask it every POLL."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._since: float | None = None
+
+    def given_up(self) -> bool:
+        now = time.monotonic()
+        if not _stopped(self._pid):
+            self._since = None
+        elif self._since is None:
+            self._since = now
+        return self._since is not None and now - self._since >= HALT_GRACE
 
 
 def _stopped(pid: int) -> bool:
