@@ -8,7 +8,12 @@ the median and best wall time, the median CPU time (user + system, the process
 and every child it waited for: the lief worker, CMake and what the config runs)
 and the peak resident set of the largest process.
 
-    python benchmarks/bench_wheel.py [--runs N] [--no-release]
+    python benchmarks/bench_wheel.py [--runs N] [--release-runs N] [--no-release]
+                                     [--baseline DIR]
+
+`--baseline DIR` times another checkout's shiplint (DIR holds its `linter/`, e.g. a
+`git worktree add --detach` of an older commit) in the same rounds: before and after.
+The shiplint timed otherwise is this checkout's (its `linter/` first on PYTHONPATH).
 
 Needs the material of .ci/fetch-material (the ExecuTorch wheels, CMake 3.24.3 and
 4.4.5) and `auditwheel` on PATH. Nothing here is asserted: it prints figures.
@@ -48,12 +53,15 @@ class Sample:
     peak_mb: float
 
 
-def _measure(command: list[str], ok: tuple[int, ...]) -> Sample:
+Command = tuple[list[str], dict[str, str]]
+
+
+def _measure(command: list[str], env: dict[str, str], ok: tuple[int, ...]) -> Sample:
     """One whole process: wall time, and from wait4 its CPU time (with every child it
     waited for) and the largest resident set among them."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )  # fmt: skip
     assert process.stderr is not None
@@ -67,32 +75,28 @@ def _measure(command: list[str], ok: tuple[int, ...]) -> Sample:
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _shiplint(wheels: list[Path]) -> list[str]:
+def _shiplint(wheels: list[Path], checkout: Path = REPO) -> Command:
     cmakes = [
         CACHE / f"cmake-{v}" / "cmake" / "data" / "bin" / "cmake" for v in ("3.24.3", "4.4.5")
     ]
-    command = [
-        sys.executable,
-        "-m",
-        "shiplint",
-        "check",
-        "--no-sources",
-        "--manifest",
-        str(MANIFEST),
-    ]
+    # Each checkout with its own example manifest: the manifest's schema changes with it.
+    manifest = checkout / MANIFEST.relative_to(REPO)
+    command = [sys.executable, "-m", "shiplint", "check", "--no-sources"]
+    command += ["--manifest", str(manifest)]
     for cmake in cmakes:
         command += ["--cmake", str(cmake)]
-    return [*command, *map(str, wheels)]
+    env = {**os.environ, "PYTHONPATH": str(checkout / "linter")}
+    return [*command, *map(str, wheels)], env
 
 
-def _rounds(commands: dict[str, list[list[str]]], runs: int) -> dict[str, list[Sample]]:
+def _rounds(commands: dict[str, list[Command]], runs: int) -> dict[str, list[Sample]]:
     """Per name, one Sample per round; a name with several commands sums them (the five
     single runs of a release)."""
     out: dict[str, list[Sample]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, group in commands.items():
             ok = (0,) if name.startswith("auditwheel") else (0, 1)
-            samples = [_measure(command, ok) for command in group]
+            samples = [_measure(command, env, ok) for command, env in group]
             out[name].append(
                 Sample(
                     sum(s.wall for s in samples),
@@ -121,7 +125,9 @@ def _median(samples: list[Sample]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--release-runs", type=int, default=5)
     parser.add_argument("--no-release", action="store_true", help="skip the five-wheel part")
+    parser.add_argument("--baseline", type=Path, help="another checkout, timed alongside")
     args = parser.parse_args()
     missing = [name for name in RELEASE if not (WHEELS / name).is_file()]
     if missing:
@@ -136,24 +142,28 @@ def main() -> int:
     linux = WHEELS / LINUX
     ours = "shiplint check (all areas, 2 CMakes)"
     theirs = "auditwheel show"
-    rows = _rounds(
-        {ours: [_shiplint([linux])], theirs: [["auditwheel", "show", str(linux)]]}, args.runs
-    )
+    commands = {ours: [_shiplint([linux])]}
+    if args.baseline is not None:
+        commands[f"baseline {args.baseline.name}"] = [_shiplint([linux], args.baseline)]
+    commands[theirs] = [(["auditwheel", "show", str(linux)], dict(os.environ))]
+    rows = _rounds(commands, args.runs)
     print(f"{LINUX}, {args.runs} rounds:")
     _report(rows)
-    print(
-        f"  auditwheel show / shiplint: {_median(rows[theirs]) / _median(rows[ours]):.1f}x "
-        f"(median), {min(s.wall for s in rows[theirs]) / min(s.wall for s in rows[ours]):.1f}x "
-        "(best)"
-    )
+    for name in rows:
+        if name != ours:
+            print(
+                f"  {name} / shiplint: {_median(rows[name]) / _median(rows[ours]):.1f}x (median), "
+                f"{min(s.wall for s in rows[name]) / min(s.wall for s in rows[ours]):.1f}x (best)"
+            )
     if not args.no_release:
         wheels = [WHEELS / name for name in RELEASE]
         together = "one run, five wheels"
         singles = "five single runs (summed)"
         release = _rounds(
-            {together: [_shiplint(wheels)], singles: [_shiplint([w]) for w in wheels]}, args.runs
+            {together: [_shiplint(wheels)], singles: [_shiplint([w]) for w in wheels]},
+            args.release_runs,
         )
-        print(f"release of five wheels ({', '.join(RELEASE)}), {args.runs} rounds:")
+        print(f"release of five wheels ({', '.join(RELEASE)}), {args.release_runs} rounds:")
         _report(release)
         print(
             f"  one run / five single runs: {_median(release[together]) / _median(release[singles]):.2f} "
