@@ -381,7 +381,9 @@ def _check_with(
     diagnostics = lint(RULES, manifest, models, request.selection)
     fail_on = parse_fail_on(args.fail_on) if args.fail_on else config_fail_on
     picture = ""
-    if args.format in PICTURED:
+    # The picture draws built artifacts: a run over the sources alone has none to draw,
+    # and does not pay for importing what draws them.
+    if args.format in PICTURED and request.artifacts:
         from shiplint.diff.snapshot import artifact_snapshots
         from shiplint.picture.pictures import check_picture
 
