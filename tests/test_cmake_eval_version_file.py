@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import list_artifact
+from shiplint.cmake_eval.model import VersionFileEvaluation
 from shiplint.cmake_eval.version_file import evaluate_version_files, version_file_names
-from shiplint.cmake_eval.version_model import VersionFileEvaluation
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest

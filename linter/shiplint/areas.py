@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from shiplint.artifacts.model import Inventory
-from shiplint.cmake_eval.model import ConfigModel
-from shiplint.cmake_eval.version_model import VersionModel
+from shiplint.cmake_eval.model import ConfigModel, VersionModel
 from shiplint.engine_models import RuleCrash, WaiverUsage
 from shiplint.header_probe.model import HeaderModel
 from shiplint.link_probe.model import ProbeModel

@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.model import Inventory
     from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
-    from shiplint.cmake_eval.model import ConfigModel
-    from shiplint.cmake_eval.version_model import VersionModel
+    from shiplint.cmake_eval.model import ConfigModel, VersionModel
     from shiplint.header_probe.model import HeaderModel
     from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.cmake_eval.version_model import MissingVersionFile, VersionFileEvaluation
+from shiplint.cmake_eval.model import MissingVersionFile, VersionFileEvaluation
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule

@@ -332,5 +332,66 @@ class RouteCoverage:
         return self.label if self.mode is Mode.ARTIFACT else None
 
 
+# The installed config's version file, evaluated as find_package does (SL123-SL125).
+
+
+@dataclass(frozen=True)
+class MissingVersionFile:
+    """An installed config with no version file beside it: find_package(<pkg> <version>)
+    then rejects it for any version asked for."""
+
+    label: str
+    config: Location
+    # The names find_package looks for, in its order.
+    names: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class VersionAnswer:
+    """What the version file answered one find_package(<pkg> <requested>)."""
+
+    requested: str
+    compatible: bool
+    exact: bool
+    unsuitable: bool
+
+    @property
+    def accepted(self) -> bool:
+        return self.compatible and not self.unsuitable
+
+
+@dataclass(frozen=True)
+class VersionFileEvaluation:
+    """One version file evaluated by one CMake, as find_package evaluates it."""
+
+    label: str
+    platform: Platform
+    version_file: Location
+    cmake: str
+    cmake_version: str
+    route: str | None
+    # The artifact's own version (a wheel's, its numeric release part); None when the
+    # artifact does not say (an install tree, a plain archive).
+    expected: str | None
+    # The full version the artifact declares (`1.5.1+cpu`), for messages.
+    declared: str | None
+    # PACKAGE_VERSION as the file set it ("" when it set none); None when the run failed.
+    reported: str | None
+    # find_package(<pkg> <major>.<minor>) of the expected (else reported) version, and of
+    # the next major, which a version file must turn away.
+    same_minor: VersionAnswer | None
+    next_major: VersionAnswer | None
+    # Why the file could not be evaluated (a CMake error, a time-out); None when it was.
+    failure: str | None = None
+
+    @property
+    def on(self) -> str:
+        route = f" (route {self.route})" if self.route else ""
+        return f"CMake {self.cmake_version}{route}"
+
+
+# What the version-file evaluation builds: the models SL123-SL125 read.
+VersionModel = MissingVersionFile | VersionFileEvaluation
+
 # What the CMake evaluation area builds: the models the SL1xx rules read.
 ConfigModel = ConfigEvaluation | AggregateAcrossRoutes | MissingConfig | RouteCoverage

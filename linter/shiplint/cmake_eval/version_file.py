@@ -25,14 +25,14 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.evaluate import evaluation_platform, truthy
-from shiplint.cmake_eval.results import first_error
-from shiplint.cmake_eval.run import run_script
-from shiplint.cmake_eval.version_model import (
+from shiplint.cmake_eval.model import (
     MissingVersionFile,
     VersionAnswer,
     VersionFileEvaluation,
     VersionModel,
 )
+from shiplint.cmake_eval.results import first_error
+from shiplint.cmake_eval.run import run_script
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
