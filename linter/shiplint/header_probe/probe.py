@@ -44,6 +44,7 @@ from shiplint.link_probe.layout import Layout, LayoutError, lay_out
 from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
+from shiplint.plural import counted
 
 # What a header is called; `.inl`, `.tcc`, `.ipp` and `.inc` are fragments another header
 # includes at a chosen point, never meant to stand alone.
@@ -198,8 +199,8 @@ class _Sweep:
         if self.options.progress:
             seconds = time.monotonic() - started
             self.options.progress(
-                f"header probe: {len(probed)} headers of {self.tree.label} compiled alone with "
-                f"CMake {version} in {seconds:.1f} s, {len(failures)} failed"
+                f"header probe: {counted(len(probed), 'header')} of {self.tree.label} compiled alone "
+                f"with CMake {version} in {seconds:.1f} s, {len(failures)} failed"
             )
         return HeaderSweep(
             context,

@@ -151,7 +151,7 @@ def _library(library: DraftLibrary) -> list[str]:
             lines.append(f"      components: {_flow(library.components)}")
         if library.symbols:
             lines.append("      symbols:")
-            lines.extend(f"        - {scalar(s)}" for s in library.symbols)
+            lines.extend(f"        - {scalar(symbol)}" for symbol in library.symbols)
     if library.depends_on:
         lines.append(f"    depends_on: {_flow(library.depends_on)}")
     return lines

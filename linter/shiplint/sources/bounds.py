@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from shiplint.plural import counted
+
 # Of one CMake file: its size and its syntax nodes (tree-sitter's, arguments included).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_NODES = 1_000_000
@@ -45,7 +47,10 @@ def read_source(path: Path) -> bytes:
 
 
 def nodes_bound(count: int) -> str:
-    return f"holds {count:,} syntax nodes, more than {MAX_NODES:,} (bound: node count); not read"
+    return (
+        f"holds {counted(count, 'syntax node')}, more than {MAX_NODES:,} (bound: node count); "
+        "not read"
+    )
 
 
 def nesting_bound(what: str) -> str:
