@@ -45,7 +45,9 @@ def _signal_child(marker: str, sig: signal.Signals, after: float = 0.0) -> Fault
         if elapsed < after:
             return False
         for pid, command in _descendants(process.pid):
-            if marker in command:
+            # `cmake` is the program a process runs, not any mention (cmake_eval/confine.py).
+            program = os.path.basename(command.split(" ", 1)[0])
+            if program == marker if marker == "cmake" else marker in command:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, sig)
                 return True

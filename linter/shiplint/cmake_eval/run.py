@@ -140,20 +140,20 @@ def confines(mode: Confinement) -> bool:
             str(outside),
         ]
         try:
-            result = subprocess.run(
+            with subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                timeout=20,
-                check=False,
-            )
+                start_new_session=True,
+            ) as process:
+                # A trial stopped from outside is a trial that failed, found out in seconds.
+                returncode, _ = wait_running(process, time.monotonic() + 20)
+                _kill(process)
         except (OSError, subprocess.SubprocessError):
             return False
         return (
-            result.returncode == 0
-            and (inside / "written").exists()
-            and not (outside / "written").exists()
+            returncode == 0 and (inside / "written").exists() and not (outside / "written").exists()
         )
 
 
