@@ -194,6 +194,16 @@ class _Sweep:
         if built.error is not None:
             return self._failed(self._why("build", built), config)
         failures = self._failures(build, layout, probed, units, env)
+        failed = frozenset(
+            i for i, (m, _) in enumerate(probed) if m in {f.header for f in failures}
+        )
+        if any(owners[i] is not None for i in failed):
+            # Link each owner's headers that compiled: leave the others out and configure
+            # again (the objects already built stay built).
+            project.write_units(source, [s for _, s in probed], owners, failed)
+            again = self._configure(source, build, layout, env)
+            if not again.ok:
+                return self._failed(self._why("configure", again), config)
         linked: list[str] = []
         failures += self._link_failures(build, probed, owners, targets, failures, env, linked)
         if self.options.progress:
@@ -274,9 +284,9 @@ class _Sweep:
         failed = {f.header for f in failures}
         found: list[HeaderFailure] = []
         for group, owner in enumerate(dict.fromkeys(o for o in owners if o is not None)):
-            members = [i for i, o in enumerate(owners) if o == owner]
-            if owner not in targets or any(probed[i][0] in failed for i in members):
-                continue  # no such target (said by the consumers), or a compile failure said it
+            members = [i for i, o in enumerate(owners) if o == owner and probed[i][0] not in failed]
+            if owner not in targets or not members:
+                continue  # no such target, or none of its headers compiled (each said so)
             linked.append(self._component_of(owner))
             if (build / project.link_target(group)).exists():
                 continue

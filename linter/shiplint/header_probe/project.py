@@ -62,14 +62,20 @@ def link_target(group: int) -> str:
     return f"shiplint_link_{group}"
 
 
-def write_units(source: Path, spellings: list[str], owners: list[str | None]) -> list[Path]:
+def write_units(
+    source: Path,
+    spellings: list[str],
+    owners: list[str | None],
+    unlinked: frozenset[int] = frozenset(),
+) -> list[Path]:
     """One translation unit per header (`tu/00001.cpp`: `#include <spelling>`), listed
     for the project; returns the units in the order of `spellings`.
 
     `owners[i]` is the imported target header i's inline code must resolve against, or
     None. Owned headers are compiled in one OBJECT library per owner with GCC's
     -fkeep-inline-functions (every inline function emitted, so what it calls is
-    referenced) and linked into an executable with that target alone.
+    referenced) and linked into an executable with that target alone; the units in
+    `unlinked` (headers that did not compile) are left out of those libraries.
     """
     units = source / "tu"
     units.mkdir(exist_ok=True)
@@ -83,7 +89,9 @@ def write_units(source: Path, spellings: list[str], owners: list[str | None]) ->
     text = f"set(SHIPLINT_HEADER_SOURCES\n{free}\n)\n"
     for group, owner in enumerate(groups):
         owned = "\n".join(
-            f"  {_quote(str(p))}" for p, o in zip(paths, owners, strict=True) if o == owner
+            f"  {_quote(str(p))}"
+            for i, (p, o) in enumerate(zip(paths, owners, strict=True))
+            if o == owner and i not in unlinked
         )
         library = f"shiplint_owned_{group}"
         text += f"""add_library({library} OBJECT
