@@ -185,7 +185,7 @@ class _Sweep:
             return HeadersNotProbed(
                 self.tree.label, NotRunReason.NO_HEADERS, detail, config, version
             )
-        owners = [self._owner(m, prefixes) for m, _ in probed]
+        owners = [self._owner(s) for _, s in probed]
         units = project.write_units(source, [s for _, s in probed], owners)
         second = self._configure(source, build, layout, env)
         if not second.ok:
@@ -260,11 +260,11 @@ class _Sweep:
         ]
         return run_tool(command, self.tmp, env, self.options.build_timeout)
 
-    def _owner(self, member: str, prefixes: list[str]) -> str | None:
-        """The imported target of the component owning `member` (manifest `headers.owners`)."""
-        spellings = [member[len(p) + 1 :] for p in prefixes if member.startswith(p + "/")]
+    def _owner(self, spelling: str) -> str | None:
+        """The imported target of the component owning the header `spelling` names (manifest
+        `headers.owners`, matched against the spelling a consumer includes it by)."""
         for owner in self.manifest.headers.owners:
-            if any(fnmatchcase(s, g) for s in spellings for g in owner.headers):
+            if any(fnmatchcase(spelling, g) for g in owner.headers):
                 return self.manifest.target_name(owner.component)
         return None
 
@@ -291,8 +291,9 @@ class _Sweep:
             if (build / project.link_target(group)).exists():
                 continue
             command = [self.cmake.path, "--build", str(build), "--target"]
+            # The whole build's limit: building the target may compile its objects again.
             run = run_tool(
-                [*command, project.link_target(group)], self.tmp, env, self.options.timeout
+                [*command, project.link_target(group)], self.tmp, env, self.options.build_timeout
             )
             unresolved = unresolved_by_unit(run.output)
             component = self._component_of(owner)
