@@ -1,30 +1,49 @@
-"""Time a sources-only run, whole process, as pre-commit would start it.
+"""Time the source hook (`shiplint check` on a checkout) as pre-commit starts it, whole process.
 
     python benchmarks/bench_sources.py [--repeat N] [--root CHECKOUT --manifest MANIFEST]
+                                       [--cmake PATH --cmake PATH]
 
 Without --root it generates a project of 100 CMake files (a top-level
 CMakeLists.txt, a helper module with a wrapper function, 98 component
 directories with options, if() blocks, wrapper calls, OUTPUT_NAME, installs and
-links, commented like real projects) in a temporary directory, and times
-`python -m shiplint check --root <it> --manifest <its manifest>` end to end. With
---root it times the same command on a real checkout (e.g. ExecuTorch with
-examples/executorch/shiplint.yaml). It also reports the in-process time of the
-source walk alone and whether lief was imported. Prints; asserts nothing.
+links, commented like real projects) in a temporary directory. With --root it
+times a real checkout (e.g. ExecuTorch with examples/executorch/shiplint.yaml).
+
+Each round runs, side by side, every variant once, so a change in the machine's
+load touches all of them alike:
+
+- the hook without config evaluation (`--ignore SL1`), with a cold user cache (a
+  fresh XDG_CACHE_HOME: the manifest validated, every CMake file parsed) and a
+  warm one (what every later commit pays);
+- with --cmake (one per config route): the whole hook, config evaluation on
+  every route included, cold and warm (the warm cache also keeps the CMake
+  probe's compiler detection);
+- the peers a user runs anyway: pre-commit's own cost for a hook (`pre-commit
+  run` of a hook whose entry is `true`, in a one-file repository) and CMake's
+  start-up (`cmake -P` of an empty script, the floor of anything that asks CMake).
+
+Prints the median and range of wall and CPU time (user + system of the child)
+over N rounds, the ratios of the hook against the peers, the machine's cores and
+load, the in-process time of the source walk alone, and whether lief was
+imported. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "linter"))
 
 COMPONENTS = 98
 
@@ -100,20 +119,85 @@ def generate(root: Path) -> Path:
     return manifest
 
 
-def time_process(root: Path, manifest: Path, repeat: int, pycache: Path) -> list[float]:
-    # An installed shiplint has its bytecode cached; this machine may forbid writing it
-    # (PYTHONDONTWRITEBYTECODE), so cache it in the scratch directory and warm it once.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    command = [sys.executable, "-m", "shiplint", "check", "--root", str(root),
-               "--manifest", str(manifest), "--format", "json", "--output", os.devnull]  # fmt: skip
-    subprocess.run(command, cwd=REPO, env=env, check=False, capture_output=True)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=REPO, env=env, check=False, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return times
+Sample = tuple[float, float]  # wall seconds, CPU seconds (user + system) of the child
+
+
+def _timed(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, check=False, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-2000:]!r}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+class Variants:
+    """The runs timed side by side: each a name and a callable that runs it once."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.runs: dict[str, Callable[[], Sample]] = {}
+        self.cold = 0
+        # An installed shiplint has its bytecode cached; this machine may forbid writing it
+        # (PYTHONDONTWRITEBYTECODE), so cache it in the scratch directory (warmed once).
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+        # The children run this checkout's shiplint, as the in-process walk below does.
+        paths = [str(REPO / "linter"), *filter(None, [os.environ.get("PYTHONPATH")])]
+        self.env["PYTHONPATH"] = os.pathsep.join(paths)
+
+    def hook(self, name: str, command: list[str], warm: bool) -> None:
+        shared = self.scratch / f"cache-{len(self.runs)}"
+
+        def run() -> Sample:
+            if warm:
+                home = shared
+            else:  # a cache no run has written: what the first commit after an install pays
+                self.cold += 1
+                home = self.scratch / f"cold-{self.cold}"
+            return _timed(command, {**self.env, "XDG_CACHE_HOME": str(home)}, REPO)
+
+        if warm:
+            run()  # fills the cache (and the bytecode) before the timed rounds
+        self.runs[name] = run
+
+    def peer(self, name: str, command: list[str], cwd: Path) -> None:
+        self.runs[name] = lambda: _timed(command, self.env, cwd)
+
+    def measure(self, rounds: int) -> dict[str, list[Sample]]:
+        samples: dict[str, list[Sample]] = {name: [] for name in self.runs}
+        for _ in range(rounds):
+            for name, run in self.runs.items():
+                samples[name].append(run())
+        return samples
+
+
+def _noop_hook_repository(scratch: Path) -> Path | None:
+    """A one-file git repository whose only pre-commit hook runs `true`; None without git."""
+    if shutil.which("git") is None:
+        return None
+    repo = scratch / "precommit-peer"
+    repo.mkdir()
+    (repo / "CMakeLists.txt").write_text("project(p)\n", encoding="utf-8")
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: noop\n        name: noop\n"
+        "        entry: 'true'\n        language: system\n        pass_filenames: false\n",
+        encoding="utf-8",
+    )
+    for command in (["git", "init", "-q"], ["git", "add", "-A"]):
+        subprocess.run(command, cwd=repo, check=True, capture_output=True)
+    return repo
+
+
+def _pre_commit() -> list[str] | None:
+    found = shutil.which("pre-commit")
+    if found:
+        return [found]
+    probe = subprocess.run([sys.executable, "-m", "pre_commit", "--version"], capture_output=True)
+    return [sys.executable, "-m", "pre_commit"] if probe.returncode == 0 else None
 
 
 def time_walk(root: Path, manifest: Path, repeat: int) -> tuple[list[float], int, bool]:
@@ -131,28 +215,75 @@ def time_walk(root: Path, manifest: Path, repeat: int) -> tuple[list[float], int
     return times, files, "lief" in sys.modules
 
 
+def _row(name: str, samples: list[Sample]) -> str:
+    walls = [w for w, _ in samples]
+    cpus = [c for _, c in samples]
+    return (
+        f"  {name:<46} wall {statistics.median(walls):6.3f} s "
+        f"({min(walls):.3f}-{max(walls):.3f})   CPU {statistics.median(cpus):6.3f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7, help="rounds (medians of these)")
     parser.add_argument("--root", type=Path)
     parser.add_argument("--manifest", type=Path)
+    parser.add_argument("--cmake", action="append", default=[], help="one per config route")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="shiplint-bench-sources-") as scratch:
+    if args.repeat < 5:
+        parser.error("--repeat: medians of at least 5 rounds")
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="shiplint-bench-sources-") as temporary:
+        scratch = Path(temporary)
         if args.root is None:
-            root = Path(scratch) / "project"
+            root = scratch / "project"
             manifest = generate(root)
         else:
-            root, manifest = args.root, args.manifest
-        process = time_process(root, manifest, args.repeat, Path(scratch) / "pycache")
+            root, manifest = args.root.resolve(), args.manifest.resolve()
+        shiplint = [sys.executable, "-m", "shiplint", "check", "--root", str(root),
+                    "--manifest", str(manifest), "--format", "json", "--output", os.devnull]  # fmt: skip
+        variants = Variants(scratch)
+        sources = [*shiplint, "--ignore", "SL1"]
+        variants.hook("hook, no config evaluation, cold cache", sources, warm=False)
+        variants.hook("hook, no config evaluation, warm cache", sources, warm=True)
+        if args.cmake:
+            routes = [*shiplint, *(f"--cmake={Path(c).resolve()}" for c in args.cmake)]
+            label = f"hook, config on {len(args.cmake)} CMake routes"
+            variants.hook(f"{label}, cold cache", routes, warm=False)
+            variants.hook(f"{label}, warm cache", routes, warm=True)
+        pre_commit, peer_repo = _pre_commit(), _noop_hook_repository(scratch)
+        if pre_commit and peer_repo:
+            command = [*pre_commit, "run", "noop", "--all-files"]
+            _timed(command, variants.env, peer_repo)  # pre-commit's first run sets itself up
+            variants.peer("peer: pre-commit run of a no-op hook", command, peer_repo)
+        cmake = Path(args.cmake[0]).resolve() if args.cmake else shutil.which("cmake")
+        if cmake:
+            empty = scratch / "empty.cmake"
+            empty.write_text("", encoding="utf-8")
+            variants.peer("peer: cmake -P of an empty script", [str(cmake), "-P", str(empty)], REPO)
+        samples = variants.measure(args.repeat)
+        # The in-process walk keeps its parse cache in the scratch directory too.
+        os.environ["XDG_CACHE_HOME"] = str(scratch / "walk-cache")
         walk, files, lief = time_walk(root, manifest, args.repeat)
+    load_after = os.getloadavg()[0]
     print(f"root: {root if args.root else 'generated project'} ({files} CMake files read)")
     print(
-        f"whole process (python -m shiplint check, sources only): "
-        f"median {statistics.median(process):.3f} s, min {min(process):.3f} s over {args.repeat}"
+        f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before, "
+        f"{load_after:.1f} after; medians of {args.repeat} rounds, variants alternating"
     )
+    for name, taken in samples.items():
+        print(_row(name, taken))
+    medians = {name: statistics.median(w for w, _ in taken) for name, taken in samples.items()}
+    peers = [name for name in medians if name.startswith("peer:")]
+    for hook in (name for name in medians if name.startswith("hook") and "warm" in name):
+        for peer in peers:
+            print(
+                f"  ratio (wall medians): {hook} / {peer[6:]} = {medians[hook] / medians[peer]:.2f}"
+            )
     print(
-        f"source walk + declarations in process: median {statistics.median(walk):.3f} s, "
-        f"min {min(walk):.3f} s"
+        f"source walk + declarations in process (warm parse cache): median "
+        f"{statistics.median(walk):.3f} s, min {min(walk):.3f} s"
     )
     print(f"lief imported: {lief}")
 

@@ -304,9 +304,10 @@ class _Walk(TargetCommands):
         MAX_VALUE_CHARS characters of values, so a thousand `${big}` stay bounded. The
         first value left out is reported, once per command."""
         self.clipped = None
-        if not any("$" in arg.text for arg in args):
+        texts = [arg.text for arg in args]
+        if "$" not in "".join(texts):
             # Most commands' arguments are literal: nothing to expand, nothing to bound.
-            return [arg.text for arg in args]
+            return texts
         out: list[str] = []
         room = MAX_VALUE_CHARS
         for arg in args:
