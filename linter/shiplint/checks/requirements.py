@@ -24,11 +24,10 @@ from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule
 
-if TYPE_CHECKING:
-    from packaging.tags import Tag
-
 # packaging is imported where a wheel's requirements are judged: the registry imports this
 # module on every run, and packaging's markers and metadata cost a sources-only run.
+if TYPE_CHECKING:
+    from packaging.tags import Tag
 
 _SHOWN = 3
 _OS = (
