@@ -13,26 +13,13 @@ from pathlib import Path
 
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.diff.snapshot import Snapshot, artifact_snapshots
-from shiplint.manifest.model import CMakePackage, Externals, Manifest, Sources
+from shiplint.manifest.model import Manifest, bare_manifest
 from shiplint.request import Progress, RunRequest
 from shiplint.selection import Selection
 
 # Without a manifest a diff compares the binaries only: no library is placed, no
 # config is looked for.
-NO_MANIFEST = Manifest(
-    path="",
-    name="",
-    cmake=CMakePackage("", "", (), None, (), (), "", ()),
-    libraries=(),
-    components=(),
-    aggregates=(),
-    component_variables=(),
-    externals=Externals(),
-    conflicts=(),
-    registries=(),
-    waivers=(),
-    sources=Sources(),
-)
+NO_MANIFEST = bare_manifest()
 
 
 def read_side(

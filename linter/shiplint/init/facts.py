@@ -37,13 +37,12 @@ from shiplint.manifest.model import (
     CMakePackage,
     CMakeRoute,
     Component,
-    Externals,
     Library,
     LibraryKind,
     Manifest,
     Ownership,
     Placement,
-    Sources,
+    bare_manifest,
 )
 from shiplint.platforms import Platform, PlatformSelector
 from shiplint.request import Progress, RunRequest
@@ -53,23 +52,6 @@ from shiplint.selection import Selection
 _ANY_ROUTE = CMakeRoute("any", (0,), None, None)
 # A config's .cmake files are small; a bigger member is not read for variable names.
 _TEXT_LIMIT = 4 * 1024 * 1024
-
-
-def empty_manifest(name: str = "") -> Manifest:
-    return Manifest(
-        path="",
-        name=name,
-        cmake=CMakePackage("", "", (), None, (), (), "", ()),
-        libraries=(),
-        components=(),
-        aggregates=(),
-        component_variables=(),
-        externals=Externals(),
-        conflicts=(),
-        registries=(),
-        waivers=(),
-        sources=Sources(),
-    )
 
 
 def _collect(
@@ -104,7 +86,7 @@ def gather(
 ) -> Facts:
     """Every fact init decides from. Raises InitError for input it cannot start from,
     ArtifactError for an artifact that cannot be opened."""
-    models = _collect(artifacts, empty_manifest(), (), ("SL3",), reader, progress, timeout)
+    models = _collect(artifacts, bare_manifest(), (), ("SL3",), reader, progress, timeout)
     inventories = [m for m in models if isinstance(m, Inventory)]
     read = tuple(_artifact(inventory) for inventory in inventories)
     for given, facts in zip(artifacts, read, strict=True):
@@ -314,7 +296,7 @@ def probing_manifest(read: Sequence[ArtifactFacts], config: ConfigFacts) -> Mani
         for name, found in sorted(placements.items())
     )
     return replace(
-        empty_manifest(config.package),
+        bare_manifest(config.package),
         cmake=CMakePackage(
             package=config.package,
             namespace="",

@@ -468,3 +468,23 @@ class Manifest:
     def request_name(self, component: str) -> str:
         known = self.component(component)
         return known.request_name if known is not None else component
+
+
+def bare_manifest(name: str = "") -> Manifest:
+    """A manifest that declares nothing: what a diff without --manifest, or init before it
+    knows the package, reads artifacts with (no library placed, no config looked for
+    unless `name` is the CMake package's)."""
+    return Manifest(
+        path="",
+        name=name,
+        cmake=CMakePackage("", "", (), None, (), (), "", ()),
+        libraries=(),
+        components=(),
+        aggregates=(),
+        component_variables=(),
+        externals=Externals(),
+        conflicts=(),
+        registries=(),
+        waivers=(),
+        sources=Sources(),
+    )
