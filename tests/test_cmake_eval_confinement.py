@@ -143,9 +143,10 @@ def test_read_only_mounts_are_refused_in_the_callers_own_mount_namespace(tmp_pat
     # Run by mistake outside a namespace of its own (as root), the remounts would make the
     # caller's system read-only: the wrapper checks first and runs nothing.
     target = tmp_path / "written"
+    fence = tmp_path.parent
     result = subprocess.run(
         [sys.executable, "-I", "-S", confine.__file__, "mounts", str(tmp_path),
-         str(confine.mount_namespace()), "--", "touch", str(target)],
+         str(fence), str(confine.mount_namespace()), "--", "touch", str(target)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == confine.REFUSED
@@ -162,3 +163,43 @@ def test_a_wrapper_given_no_command_refuses_to_run() -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == confine.REFUSED and "usage:" in result.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_confinement_that_lets_a_write_outside_through_refuses_to_run(
+    tmp_path: Path, mode: Confinement
+) -> None:
+    # The fence (where a write must be refused) lies inside the writable directory here:
+    # the confinement lets the write through, so the wrapper runs nothing.
+    writable, target = tmp_path / "writable", tmp_path / "ran"
+    fence = writable / "fence"
+    fence.mkdir(parents=True)
+    wrapper = [sys.executable, "-I", "-S", confine.__file__, mode.value, str(writable), str(fence)]
+    if mode is Confinement.MOUNTS:
+        wrapper = [*run.namespace_prefix(), *wrapper, str(confine.mount_namespace())]
+    result = subprocess.run(
+        [*wrapper, "--", "touch", str(target)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == confine.REFUSED
+    assert "a write outside the writable directory went through" in result.stderr
+    assert not target.exists() and list(fence.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_confinement_that_refuses_the_write_outside_runs_the_command(
+    tmp_path: Path, mode: Confinement
+) -> None:
+    writable, fence = tmp_path / "writable", tmp_path / "fence"
+    writable.mkdir()
+    fence.mkdir()
+    wrapper = [sys.executable, "-I", "-S", confine.__file__, mode.value, str(writable), str(fence)]
+    if mode is Confinement.MOUNTS:
+        wrapper = [*run.namespace_prefix(), *wrapper, str(confine.mount_namespace())]
+    result = subprocess.run(
+        [*wrapper, "--", "touch", str(writable / "ran")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (writable / "ran").exists() and list(fence.iterdir()) == []

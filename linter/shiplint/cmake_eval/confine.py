@@ -1,7 +1,7 @@
 """Confine a command's writes to one directory, then run it.
 
-    confine.py landlock DIR -- CMD...
-    confine.py mounts DIR CALLER_MOUNT_NAMESPACE -- CMD...
+    confine.py landlock DIR FENCE -- CMD...
+    confine.py mounts DIR FENCE CALLER_MOUNT_NAMESPACE -- CMD...
 
 
 Started between the launcher and CMake, as a program of its own (standard library
@@ -19,17 +19,27 @@ config's first line runs and every process it starts inherits it:
   change beneath anything but DIR (and writes to /dev/null and its kin); works
   without namespaces.
 
+Once the confinement is in place, and before CMD runs, a file is created in
+FENCE, a directory outside DIR the user can write to: the confinement must refuse
+it. So every run proves its own confinement, as the trial that chose the mode did
+(run.py keeps that choice from run to run: a choice that no longer holds on this
+system is caught here, not trusted).
+
 Exits 125 with a message, without running CMD, when the confinement cannot be
-applied: an unconfined run is never passed off as a confined one.
+applied or does not refuse the write in FENCE: an unconfined run is never passed
+off as a confined one.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import sys
 
 REFUSED = 125
+# How a refusal's message begins (run.py tells a refused launch from CMake's own failure).
+REFUSAL = "shiplint: cannot confine the evaluation"
 
 # <sys/mount.h>
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
@@ -138,6 +148,22 @@ def _allow(libc: ctypes.CDLL, ruleset: int, path: str, access: int) -> None:
         os.close(fd)
 
 
+def check_fence(fence: str) -> None:
+    """Raise Unconfined unless creating a file in `fence` is refused as the confinement
+    refuses it: a read-only file system (mounts) or a denied access (Landlock)."""
+    probe = os.path.join(fence, "shiplint-fence-probe")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return
+        # Missing, or already holding the file: nothing shows the write would be refused.
+        raise Unconfined(f"cannot check the confinement in {fence}: {exc.strerror}") from None
+    os.close(fd)
+    os.unlink(probe)
+    raise Unconfined(f"a write outside the writable directory went through (in {fence})")
+
+
 def mount_namespace() -> int:
     return os.stat("/proc/self/ns/mnt").st_ino
 
@@ -192,22 +218,23 @@ def _unescape(field: str) -> str:
 
 def main(argv: list[str]) -> int:
     mode = argv[0] if argv else ""
-    split = 3 if mode == "mounts" else 2
+    split = 4 if mode == "mounts" else 3
     if mode not in ("mounts", "landlock") or len(argv) <= split + 1 or argv[split] != "--":
         print(
-            "usage: confine.py landlock DIR -- COMMAND... | "
-            "confine.py mounts DIR CALLER_MOUNT_NAMESPACE -- COMMAND...",
+            "usage: confine.py landlock DIR FENCE -- COMMAND... | "
+            "confine.py mounts DIR FENCE CALLER_MOUNT_NAMESPACE -- COMMAND...",
             file=sys.stderr,
         )
         return REFUSED
-    writable, command = argv[1], argv[split + 1 :]
+    writable, fence, command = argv[1], argv[2], argv[split + 1 :]
     try:
         if mode == "mounts":
-            confine_mounts(writable, int(argv[2]) if argv[2].isdigit() else -1)
+            confine_mounts(writable, int(argv[3]) if argv[3].isdigit() else -1)
         else:
             confine_landlock(writable)
+        check_fence(fence)
     except Unconfined as exc:
-        print(f"shiplint: cannot confine the evaluation ({mode}): {exc}", file=sys.stderr)
+        print(f"{REFUSAL} ({mode}): {exc}", file=sys.stderr)
         return REFUSED
     try:
         os.execvp(command[0], command)

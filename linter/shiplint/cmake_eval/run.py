@@ -17,7 +17,10 @@ and a process that left it is not guaranteed to die (docs/cmake-evaluation.md).
 Writes are confined to the run's directory (`confine.py`): by read-only mounts in
 that namespace, else by Landlock, each used only when a trial run here shows it
 refusing a write outside; with neither, nothing confines them, and the evaluation
-says so (`ConfigEvaluation.confined`).
+says so (`ConfigEvaluation.confined`). The trials' answer is kept in the user
+cache for later runs on the same system (launch_cache.py); every confined run
+proves its confinement before CMake starts, and a run refused by a kept answer
+that no longer holds is run again after fresh trials.
 
 Output is kept bounded (a config can print gigabytes); every live run is known,
 so an interrupted shiplint stops them all (`stop_all`).
@@ -27,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import functools
 import os
 import platform as host
 import shutil
@@ -41,11 +43,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-from shiplint.cmake_eval import compilers
+from shiplint.cmake_eval import compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
+from shiplint.cmake_eval.confine import REFUSAL, REFUSED
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
+from shiplint.scratch import scratch_dir
 from shiplint.waiting import wait_running
 
 _HOST_SYSTEM = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
@@ -94,36 +98,70 @@ def reduced_environment(work: Path) -> dict[str, str]:
     return env
 
 
-@functools.cache
-def launcher_prefix() -> tuple[str, ...]:
-    """What CMake is started through on this system: `setpriv --pdeathsig KILL` (the run
-    dies with shiplint, even a killed one) and `unshare` into new user and PID namespaces
-    with their own /proc; each only where it works here."""
-    return (*_works("setpriv", _PDEATHSIG), *namespace_prefix())
+@dataclass(frozen=True)
+class _System:
+    """What CMake runs are started through here, and whether trials in this process found it."""
+
+    setpriv: tuple[str, ...]
+    unshare: tuple[str, ...]
+    confinement: Confinement
+    tried: bool
 
 
-@functools.cache
+_SYSTEM_LOCK = threading.Lock()
+_system: _System | None = None
+
+
+def _system_facts(fresh: bool = False) -> _System:
+    """The launcher and confinement for this system: kept from an earlier run's trials
+    (launch_cache.py), else tried now and kept; with `fresh`, tried now unless this
+    process already did. Evaluation threads ask at the same moment: one of them tries."""
+    global _system
+    with _SYSTEM_LOCK:
+        if _system is None or (fresh and not _system.tried):
+            _system = _find_system(fresh)
+        return _system
+
+
+def _find_system(fresh: bool) -> _System:
+    tools = {name: shutil.which(name) for name in ("setpriv", "unshare")}
+    key = launch_cache.entry_key(tools, _CONFINE)
+    kept = None if fresh else launch_cache.load(key)
+    if kept is not None:
+        with contextlib.suppress(ValueError):
+            return _System(kept.setpriv, kept.unshare, Confinement(kept.confinement), False)
+    setpriv = _works(tools["setpriv"], _PDEATHSIG)
+    unshare = _works(tools["unshare"], _UNSHARE)
+    chosen = next(
+        (m for m in (Confinement.MOUNTS, Confinement.LANDLOCK) if _trial(m, setpriv, unshare)),
+        Confinement.NONE,
+    )
+    launch_cache.store(key, launch_cache.Launch(setpriv, unshare, chosen.value))
+    return _System(setpriv, unshare, chosen, True)
+
+
 def namespace_prefix() -> tuple[str, ...]:
     """`unshare ...` when this system lets us run a command in new user and PID namespaces
     with its own /proc; () when it does not (then processes are tracked by session)."""
-    return _works("unshare", _UNSHARE)
+    return _system_facts().unshare
 
 
-@functools.cache
 def confinement() -> Confinement:
-    """The first confinement that, tried here once, lets a write inside the run's
-    directory through and refuses one outside it."""
-    for mode in (Confinement.MOUNTS, Confinement.LANDLOCK):
-        if confines(mode):
-            return mode
-    return Confinement.NONE
+    """The first confinement that, tried here, lets a write inside the run's directory
+    through and refuses one outside it."""
+    return _system_facts().confinement
 
 
 def confines(mode: Confinement) -> bool:
     """Whether `mode` works on this system: a shell run under it writes inside and not outside."""
+    system = _system_facts()
+    return _trial(mode, system.setpriv, system.unshare)
+
+
+def _trial(mode: Confinement, setpriv: tuple[str, ...], unshare: tuple[str, ...]) -> bool:
     if mode is Confinement.NONE or _HOST_SYSTEM != "linux":
         return False
-    if mode is Confinement.MOUNTS and not namespace_prefix():
+    if mode is Confinement.MOUNTS and not unshare:
         return False
     with tempfile.TemporaryDirectory(prefix="shiplint-confine-") as trial:
         inside, outside = Path(trial, "inside"), Path(trial, "outside")
@@ -131,7 +169,7 @@ def confines(mode: Confinement) -> bool:
         outside.mkdir()
         script = 'touch "$1/written" && ! touch "$2/written" 2>/dev/null'
         command = [
-            *_launcher(inside, mode),
+            *_launcher(inside, mode, outside, setpriv, unshare),
             "/bin/sh",
             "-c",
             script,
@@ -157,20 +195,28 @@ def confines(mode: Confinement) -> bool:
         )
 
 
-def _launcher(work: Path, mode: Confinement) -> list[str]:
-    """What a run in `work` is started through: launcher_prefix(), then the confinement."""
+def _launcher(
+    work: Path,
+    mode: Confinement,
+    fence: Path,
+    setpriv: tuple[str, ...],
+    unshare: tuple[str, ...],
+) -> list[str]:
+    """What a run in `work` is started through: setpriv and unshare where they work, then
+    the confinement, which proves itself by being refused a write in `fence` (outside
+    `work`) before the command starts."""
+    prefix = [*setpriv, *unshare]
     if mode is Confinement.NONE:
-        return list(launcher_prefix())
-    if mode is Confinement.MOUNTS and not namespace_prefix():
+        return prefix
+    if mode is Confinement.MOUNTS and not unshare:
         raise ValueError("read-only mounts need the user and mount namespace")
-    confine = [sys.executable, "-I", "-S", str(_CONFINE), mode.value, str(work)]
+    confine = [sys.executable, "-I", "-S", str(_CONFINE), mode.value, str(work), str(fence)]
     if mode is Confinement.MOUNTS:
         confine.append(str(os.stat("/proc/self/ns/mnt").st_ino))  # refused in this namespace
-    return [*launcher_prefix(), *confine, "--"]
+    return [*prefix, *confine, "--"]
 
 
-def _works(tool: str, options: tuple[str, ...]) -> tuple[str, ...]:
-    found = shutil.which(tool)
+def _works(found: str | None, options: tuple[str, ...]) -> tuple[str, ...]:
     if found is None or _HOST_SYSTEM != "linux":
         return ()
     try:
@@ -314,31 +360,70 @@ def _run(
     """One CMake process under the launcher, in `work`, with the reduced environment,
     writable only inside the fence's directory (under its confinement)."""
     writable, mode = fence
-    args = [*_launcher(writable, mode), *args]
+    system = _system_facts()
+    outcome = _run_once(args, work, timeout, writable, mode, system)
+    if system.tried or not _launch_refused(outcome, system):
+        return outcome
+    # The kept answer no longer holds here (the launcher or the confinement refused
+    # before CMake started): what fresh trials find, once per process.
+    fresh = _system_facts(fresh=True)
+    retry = fresh.confinement if mode is system.confinement else mode
+    if retry is Confinement.MOUNTS and not fresh.unshare:
+        return outcome  # no namespace for the mounts any more: the refusal stands
+    remaining = max(timeout - outcome.seconds, 0.0)
+    again = _run_once(args, work, remaining, writable, retry, fresh)
+    return replace(again, seconds=again.seconds + outcome.seconds)
+
+
+def _launch_refused(outcome: RunOutcome, system: _System) -> bool:
+    """Whether the run ended before CMake started: confine.py refused, or setpriv or
+    unshare failed (they say so under their own names)."""
+    if outcome.returncode in (None, 0):
+        return False
+    if outcome.returncode == REFUSED and REFUSAL in outcome.stderr:
+        return True
+    tools = {Path(p[0]).name for p in (system.setpriv, system.unshare) if p}
+    said = outcome.stderr.lstrip().split(":", 1)[0]
+    return said in tools
+
+
+def _run_once(
+    args: list[str],
+    work: Path,
+    timeout: float,
+    writable: Path,
+    mode: Confinement,
+    system: _System,
+) -> RunOutcome:
     start = time.monotonic()
     if RUNS.stopping:
         return RunOutcome(None, "", "", 0.0, mode)
-    with subprocess.Popen(
-        args,
-        cwd=work,
-        env=reduced_environment(work),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    ) as process:
-        RUNS.add(process)
-        stdout, stderr = _Bounded(process.stdout), _Bounded(process.stderr)
-        try:
-            returncode, halted = wait_running(process, start + timeout)
-        finally:
-            # The whole session (and namespace): a config's execute_process children go too,
-            # also when the run ended by itself and left a background process behind.
-            _kill(process)
-            RUNS.discard(process)
-        if RUNS.stopping:
-            returncode = None
-        out, err = stdout.text(), stderr.text()
+    if mode is Confinement.MOUNTS and not system.unshare:
+        raise ValueError("read-only mounts need the user and mount namespace")
+    # The directory confine.py must be refused a write in: outside the writable one.
+    with tempfile.TemporaryDirectory(prefix="shiplint-fence-", dir=scratch_dir()) as outside:
+        launcher = _launcher(writable, mode, Path(outside), system.setpriv, system.unshare)
+        with subprocess.Popen(
+            [*launcher, *args],
+            cwd=work,
+            env=reduced_environment(work),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        ) as process:
+            RUNS.add(process)
+            stdout, stderr = _Bounded(process.stdout), _Bounded(process.stderr)
+            try:
+                returncode, halted = wait_running(process, start + timeout)
+            finally:
+                # The whole session (and namespace): a config's execute_process children go
+                # too, also when the run ended by itself and left a background process behind.
+                _kill(process)
+                RUNS.discard(process)
+            if RUNS.stopping:
+                returncode = None
+            out, err = stdout.text(), stderr.text()
     return RunOutcome(returncode, out, err, time.monotonic() - start, mode, halted)
 
 
