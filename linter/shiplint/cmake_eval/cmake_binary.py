@@ -1,4 +1,5 @@
-"""Which CMake a configured binary is: where it lies, and its version, asked once per binary.
+"""Which CMake a configured binary is: where it lies, and its version, asked once per binary
+(and kept in the user cache for a binary file, see `_kept_key`).
 
 A CMake is named on the command line (`--cmake`), in `[tool.shiplint] cmake`, or
 found on PATH. A name with a directory part is a path, relative to where it was
@@ -8,6 +9,7 @@ the absolute path, because every CMake run starts in a temporary directory.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -17,10 +19,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint import cache
 from shiplint.waiting import HALT_GRACE, wait_running
 
 _VERSION = re.compile(r"cmake version (\d+)\.(\d+)(?:\.(\d+))?")
 _TRACEBACK = "Traceback (most recent call last):"
+# The version of a CMake binary (ELF, Mach-O) is kept in the user cache per binary.
+_KIND = "cmake-version"
+_BINARY_MAGIC = (
+    b"\x7fELF",
+    b"\xcf\xfa\xed\xfe",  # Mach-O 64-bit
+    b"\xce\xfa\xed\xfe",  # Mach-O 32-bit
+    b"\xca\xfe\xba\xbe",  # Mach-O universal
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,11 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
         raise CMakeUnusable(path, "is a directory, not a CMake binary")
     if not os.access(path, os.X_OK):
         raise CMakeUnusable(path, "not executable")
+    key = _kept_key(path)
+    kept = cache.read(_KIND, key) if key is not None else None
+    if kept is not None:
+        with contextlib.suppress(ValueError):
+            return CMakeBinary(path, tuple(int(p) for p in kept.decode().split(".")))
     try:
         done = _version_run(path, timeout)
     except OSError as exc:
@@ -97,7 +113,26 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
             + (f" (it printed: {said})" if said else " (it printed nothing)"),
         )
     version = tuple(int(g) for g in match.groups() if g is not None)
+    if key is not None:
+        cache.write(_KIND, key, ".".join(str(p) for p in version).encode())
     return CMakeBinary(path, version)
+
+
+def _kept_key(path: str) -> str | None:
+    """The user-cache name of a CMake binary's version: its final target, size, times and
+    inode. None for a script (pip's launcher, a wrapper): what it prints depends on what it
+    runs, which its own file does not show, so it is asked every time."""
+    try:
+        real = os.path.realpath(path)
+        with open(real, "rb") as stream:
+            magic = stream.read(4)
+        info = os.stat(real)
+    except OSError:
+        return None
+    if magic not in _BINARY_MAGIC:
+        return None
+    decided_by = [real, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+    return cache.key(repr(decided_by).encode())
 
 
 def _version_run(path: str, timeout: float) -> subprocess.CompletedProcess[str]:
