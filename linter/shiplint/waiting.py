@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import subprocess
 import time
 
@@ -21,16 +22,57 @@ def wait_running(process: subprocess.Popen[bytes], deadline: float) -> tuple[int
     """The run's exit status, or None at the deadline; and whether it was ended early
     because it stayed stopped for HALT_GRACE seconds."""
     halt = Halt(process.pid)
-    while True:
-        now = time.monotonic()
-        try:
-            return process.wait(timeout=max(min(POLL, deadline - now), 0.0)), False
-        except subprocess.TimeoutExpired:
-            pass
-        if time.monotonic() >= deadline:
-            return None, False
-        if halt.given_up():
-            return None, True
+    with _ExitWatch(process) as exit_watch:
+        while True:
+            now = time.monotonic()
+            step = max(min(POLL, deadline - now), 0.0)
+            if exit_watch.wait(step):
+                return process.wait(), False
+            if time.monotonic() >= deadline:
+                return None, False
+            if halt.given_up():
+                return None, True
+
+
+class _ExitWatch:
+    """Waits up to a time for a process to end, woken at its exit.
+
+    Popen.wait(timeout) sleeps in steps of up to 50 ms and finds the exit at the end of
+    one: 20-35 ms late per run, measured, on every CMake run a check waits for. A
+    pidfd (Linux 5.3+) becomes readable the moment the process ends; elsewhere, or when
+    the process was already reaped, Popen's own wait is used.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+        self._fd: int | None = None
+        self._poll: select.poll | None = None
+
+    def __enter__(self) -> _ExitWatch:
+        open_pidfd = getattr(os, "pidfd_open", None)
+        if open_pidfd is not None and hasattr(select, "poll") and self._process.returncode is None:
+            with contextlib.suppress(OSError):
+                self._fd = open_pidfd(self._process.pid)
+                self._poll = select.poll()
+                self._poll.register(self._fd, select.POLLIN)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether the process ended within `seconds`."""
+        if self._poll is None or self._process.returncode is not None:
+            try:
+                self._process.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        with contextlib.suppress(InterruptedError):
+            if self._poll.poll(seconds * 1000):
+                return True
+        return self._process.poll() is not None
 
 
 class Halt:
