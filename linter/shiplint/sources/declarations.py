@@ -25,6 +25,7 @@ from typing import Any
 
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import BuildDeclaration
+from shiplint.sources.files import FileQueries
 from shiplint.sources.model import BuildPlan, Conditions, TargetRequest, Unreadable
 from shiplint.sources.packaging import PackagingRead, read_packaging
 
@@ -49,7 +50,12 @@ class _Plan:
     unreadable: list[Unreadable] = field(default_factory=list)
 
 
-def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> BuildPlan:
+def read_build_plan(
+    root: Path, declarations: tuple[BuildDeclaration, ...], files: FileQueries | None = None
+) -> BuildPlan:
+    """What the build declarations ask of the CMake project; every file read through
+    `files` (its answers kept there)."""
+    files = files or FileQueries()
     plan = _Plan()
     packaging = PackagingRead()
     packaging_read: list[str] = []
@@ -72,7 +78,7 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
             continue
         path = root / rel
         try:
-            text = path.read_text(encoding="utf-8")
+            text = files.read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             plan.unreadable.append(
@@ -84,7 +90,7 @@ def read_build_plan(root: Path, declarations: tuple[BuildDeclaration, ...]) -> B
             tree = _read_setup_py(rel, text, plan)
             if declaration.packaging and tree is not None:
                 label = f"setup-py ({rel})"
-                read_packaging(root, rel, tree, declaration.packaging, label, packaging)
+                read_packaging(root, rel, tree, declaration.packaging, label, packaging, files)
                 packaging_read.append(label)
             after = (len(plan.requests), len(plan.builds_all), len(plan.unreadable))
             if after == before:

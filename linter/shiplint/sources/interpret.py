@@ -23,7 +23,6 @@ from shiplint.sources.bounds import (
     Refused,
     expansion_bound,
     nesting_bound,
-    read_source,
     value_bound,
 )
 from shiplint.sources.cmake_parse import (
@@ -36,6 +35,7 @@ from shiplint.sources.cmake_parse import (
     Statement,
 )
 from shiplint.sources.conditions import decide_guard, evaluate
+from shiplint.sources.files import FileQueries
 from shiplint.sources.model import (
     CMakeProject,
     Edge,
@@ -76,6 +76,7 @@ _VAR_REF = re.compile(r"\$(ENV|CACHE)?\{([^${}]*)\}")
 class _Walk(TargetCommands):
     root: Path
     exclude: tuple[str, ...]
+    files: FileQueries
     parsed: dict[Path, ParsedFile] = field(default_factory=dict)
     functions: dict[str, tuple[Definition, Path]] = field(default_factory=dict)
     targets: list[TargetDef] = field(default_factory=list)
@@ -116,7 +117,7 @@ class _Walk(TargetCommands):
         if path in self.parsed:
             return self.parsed[path]
         try:
-            source = read_source(path)
+            source = self.files.read(path)
         except OSError as exc:
             self.unreadable.append(Unreadable(at, f"cannot read {self.rel(path)}: {exc.strerror}"))
             return None
@@ -132,7 +133,7 @@ class _Walk(TargetCommands):
 
     def run_file(self, path: Path, frame: Frame, at: Location) -> None:
         # Resolved, so a symlinked directory back into the tree is recognised as well.
-        real = path.resolve()
+        real = self.files.resolve(path)
         if real in self.active_files:
             # A file reaching itself again (an example adding the project that adds the
             # example): CMake would stop there too, and the file is being read already.
@@ -239,7 +240,7 @@ class _Walk(TargetCommands):
         candidate = Path(normpath(Path(path)))
         if candidate != self.root and self.root not in candidate.parents:
             return None  # outside the checkout: the build machine's business
-        return candidate.is_dir() if directory else candidate.exists()
+        return self.files.is_dir(candidate) if directory else self.files.exists(candidate)
 
     def loop(self, loop: Loop, frame: Frame) -> None:
         if loop.kind != "foreach" or not loop.args:
@@ -573,7 +574,7 @@ class _Walk(TargetCommands):
             found = [
                 Path(d) / f"{spec}.cmake"
                 for d in split_list(frame.vars.get("CMAKE_MODULE_PATH", ""))
-                if (Path(d) / f"{spec}.cmake").is_file()
+                if self.files.is_file(Path(d) / f"{spec}.cmake")
             ]
             if not found:
                 # A module name found on no CMAKE_MODULE_PATH entry is one of CMake's own
@@ -582,7 +583,7 @@ class _Walk(TargetCommands):
             path = found[0]
         if self.is_excluded(path):
             return
-        if not path.is_file():
+        if not self.files.is_file(path):
             if not optional:
                 self.unreadable.append(
                     Unreadable(at, f"include() names {self.rel(path)}, which does not exist")
@@ -611,8 +612,12 @@ class _Walk(TargetCommands):
         if self.is_excluded(directory):
             return
         lists = directory / "CMakeLists.txt"
-        if not lists.is_file():
-            what = "a directory without a CMakeLists.txt" if directory.is_dir() else "no directory"
+        if not self.files.is_file(lists):
+            what = (
+                "a directory without a CMakeLists.txt"
+                if self.files.is_dir(directory)
+                else "no directory"
+            )
             self.unreadable.append(
                 Unreadable(at, f"add_subdirectory({cmd.args[0].text}) names {what}: "
                            f"{self.rel(directory)} (a submodule not checked out? "
@@ -691,17 +696,22 @@ def _condition_text(args: tuple[Arg, ...]) -> str:
 
 
 def walk_project(
-    root: Path, cmake_roots: tuple[str, ...], exclude: tuple[str, ...]
+    root: Path,
+    cmake_roots: tuple[str, ...],
+    exclude: tuple[str, ...],
+    files: FileQueries | None = None,
 ) -> CMakeProject:
-    """Walk every root's CMakeLists.txt and what it reaches; the CMake facts of the project."""
+    """Walk every root's CMakeLists.txt and what it reaches; the CMake facts of the project.
+    Every question to the file system goes through `files` (its answers kept there)."""
+    files = files or FileQueries()
     # Globs are repo-relative; "./vendor/**" means "vendor/**".
     patterns = tuple(p.removeprefix("./").rstrip("/") for p in exclude)
-    walk = _Walk(root=root.resolve(), exclude=patterns)
+    walk = _Walk(root=files.resolve(root), exclude=patterns, files=files)
     for cmake_root in cmake_roots:
         directory = resolve(walk.root, cmake_root)
         lists = directory / "CMakeLists.txt"
         at = Location(walk.rel(lists))
-        if not lists.is_file():
+        if not files.is_file(lists):
             walk.unreadable.append(
                 Unreadable(
                     at, f"sources.cmake_roots names {cmake_root}, which has no CMakeLists.txt"

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import PackagingCall
+from shiplint.sources.files import FileQueries
 from shiplint.sources.model import Conditions, PackagingEntry, Unreadable
 
 
@@ -43,12 +44,14 @@ def read_packaging(
     calls: tuple[PackagingCall, ...],
     declaration: str,
     out: PackagingRead,
+    files: FileQueries,
 ) -> None:
-    """Every configured packaging call in `tree`, in source order, into `out`."""
+    """Every configured packaging call in `tree`, in source order, into `out`; whether an
+    entry's file is checked in is asked through `files`."""
     by_name = {name: config for config in calls for name in config.calls}
     kept = (len(out.entries), len(out.unreadable))
     try:
-        _Reader(root, rel, by_name, declaration, out).visit(tree, ())
+        _Reader(root, rel, by_name, declaration, out, files).visit(tree, ())
     except RecursionError:
         # An expression nested deeper than the stack allows (a `+` chain of thousands):
         # the script is not read at all rather than read up to an unknown point.
@@ -69,8 +72,10 @@ class _Reader:
         by_name: dict[str, PackagingCall],
         declaration: str,
         out: PackagingRead,
+        files: FileQueries,
     ) -> None:
         self.root = root
+        self.files = files
         self.rel = rel
         self.by_name = by_name
         self.declaration = declaration
@@ -144,20 +149,16 @@ class _Reader:
         """The entry's file is in the checkout at its own directory: a source file, not built."""
         if not isinstance(directory, ast.Constant) or not isinstance(directory.value, str):
             return False
-        root = self.root.resolve()
-        base = (root / directory.value).resolve()
+        root = self.files.resolve(self.root)
+        base = self.files.resolve(root / directory.value)
         # Only inside the checkout: an absolute or `..` directory says nothing about it.
-        if not base.is_relative_to(root) or not base.is_dir():
+        if not base.is_relative_to(root) or not self.files.is_dir(base):
             return False
-        for pattern in names:
-            if not pattern or pattern.startswith("/") or ".." in pattern.split("/"):
-                continue
-            try:
-                if any(p.is_file() for p in base.glob(pattern)):
-                    return True
-            except (ValueError, NotImplementedError, OSError):
-                continue
-        return False
+        return any(
+            self.files.glob_has_file(base, pattern)
+            for pattern in names
+            if pattern and not pattern.startswith("/") and ".." not in pattern.split("/")
+        )
 
 
 def _call_name(func: ast.expr) -> str | None:

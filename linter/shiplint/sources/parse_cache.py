@@ -12,7 +12,6 @@ the parser's frozen statements; an entry that does not decode is parsed again.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import marshal
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from shiplint.sources.cmake_parse import (
     Statement,
     parse_cmake,
 )
+from shiplint.sources.identity import grammar, source_bytes
 
 _KIND = "cmake-parse"
 _COMMAND, _IF, _DEFINITION, _LOOP = range(4)
@@ -57,16 +57,9 @@ def parse_cached(source: bytes) -> ParsedFile:
 @functools.cache
 def _identity() -> bytes:
     """What else decides a parse: the converting code, its bounds and the installed grammar."""
-    parts = [
-        Path(module.__file__).read_bytes() for module in (cmake_parse, bounds) if module.__file__
-    ]
-    spec = importlib.util.find_spec("tree_sitter_cmake")
-    if spec is not None and spec.origin is not None:
-        # The compiled grammar beside the package's __init__: a reinstall changes it.
-        for binary in sorted(Path(spec.origin).parent.glob("_binding*")):
-            stat = binary.stat()
-            parts.append(f"{binary.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-    return b"\0".join(parts)
+    modules = (cmake_parse, bounds)
+    code = source_bytes(tuple(Path(module.__file__) for module in modules if module.__file__))
+    return code + b"\0" + grammar()
 
 
 def _encode(parsed: ParsedFile) -> tuple[Any, ...]:
