@@ -71,6 +71,8 @@ def test_another_unshare_on_path_is_tried_anew(tmp_path: Path) -> None:
     # Not the kept answer: this unshare was tried, and it makes no namespace.
     assert tried is True and unshare == []
     assert confinement != Confinement.MOUNTS.value
+    # A failed trial is not kept (it may pass next time): the next run tries again.
+    assert _process(tmp_path, f"{tools}{os.pathsep}{os.environ['PATH']}")[2] is True
 
 
 def test_what_decides_the_answer_is_in_its_key(tmp_path: Path) -> None:

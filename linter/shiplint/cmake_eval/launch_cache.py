@@ -6,7 +6,10 @@ and tens of milliseconds before the first evaluation of every shiplint run. Thei
 answer is decided by the kernel that is booted, its settings about user
 namespaces, the namespaces and seccomp filter shiplint runs in, the user, and the
 programs run; it is kept in the user cache (`shiplint.cache`) under a key made of
-exactly those, so any change of them is a new key and new trials.
+exactly those, so any change of them is a new key and new trials. Only the best
+answer the tools allow is kept (every tool worked, and the first confinement
+that could confines); a lesser one is tried again by every run, as it may be a
+passing failure.
 
 A kept answer is no weaker than a trial: every confined run proves its
 confinement before CMake starts (confine.py's fence) and refuses to run

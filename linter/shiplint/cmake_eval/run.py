@@ -136,7 +136,13 @@ def _find_system(fresh: bool) -> _System:
         (m for m in (Confinement.MOUNTS, Confinement.LANDLOCK) if _trial(m, setpriv, unshare)),
         Confinement.NONE,
     )
-    launch_cache.store(key, launch_cache.Launch(setpriv, unshare, chosen.value))
+    # Only the best answer these tools allow is kept: a lesser one may be a passing
+    # failure (a trial stopped under load, the user's namespaces used up for a moment),
+    # and is tried again by the next run instead of holding until the next boot.
+    best = Confinement.MOUNTS if tools["unshare"] else Confinement.LANDLOCK
+    all_worked = bool(setpriv or not tools["setpriv"]) and bool(unshare or not tools["unshare"])
+    if all_worked and chosen is best:
+        launch_cache.store(key, launch_cache.Launch(setpriv, unshare, chosen.value))
     return _System(setpriv, unshare, chosen, True)
 
 
