@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from shiplint.areas import AREAS, ENGINE_MODELS, Input, plan
 from shiplint.cli import main
-from shiplint.registry import RULES
+from shiplint.registry import MODULES, RULES, module_rules, rules_for
 from shiplint.request import RunRequest
 from shiplint.selection import Selection
 
@@ -28,6 +28,44 @@ def test_every_rule_reads_a_model_some_area_builds() -> None:
 def test_every_area_builds_a_model_some_rule_reads() -> None:
     read = {rule.model for rule in RULES}
     assert [a.name for a in AREAS if not read.intersection(a.produces)] == []
+
+
+def test_each_rule_module_is_listed_with_its_code_prefix_and_the_areas_it_reads() -> None:
+    checks = REPO / "linter" / "shiplint" / "checks"
+    assert sorted(name for name, _, _ in MODULES) == sorted(
+        path.stem for path in checks.glob("*.py") if path.stem != "__init__"
+    )
+    for name, prefix, areas in MODULES:
+        rules = module_rules(name)
+        assert rules, name
+        assert [r.code for r in rules if not r.code.startswith(prefix)] == [], name
+        built = {model for area in areas for model in area.produces} or set(ENGINE_MODELS)
+        assert [r.code for r in rules if r.model not in built] == [], name
+
+
+@pytest.mark.parametrize(
+    ("check_sources", "artifacts", "select", "modules"),
+    [
+        (True, (), (), {"meta", "config_eval", "sources"}),
+        (True, (), ("SL2",), {"meta", "sources"}),
+        (False, (Path("a.whl"),), ("SL3",), {"meta", "artifacts", "symbols", "requirements",
+                                             "import_libraries"}),
+        (False, (Path("a.whl"),), (), {name for name, _, _ in MODULES} - {"sources", "link_probe", "header_probe"}),
+    ],
+    ids=["hook", "hook-sl2", "artifact-sl3", "artifact"],
+)  # fmt: skip
+def test_a_run_loads_the_rule_modules_it_can_use(
+    check_sources: bool, artifacts: tuple[Path, ...], select: tuple[str, ...], modules: set[str]
+) -> None:
+    request = RunRequest(
+        root=REPO,
+        check_sources=check_sources,
+        artifacts=artifacts,
+        cmake=(),
+        selection=Selection(select),
+    )
+    by_module = {rule.code: name for name, _, _ in MODULES for rule in module_rules(name)}
+    assert {by_module[rule.code] for rule in rules_for(request)} == modules
 
 
 @pytest.mark.parametrize(

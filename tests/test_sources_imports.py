@@ -52,6 +52,19 @@ _NEVER = (
 )
 
 
+# The rules and models of the areas a sources-only run does not build.
+_OTHER_AREAS = (
+    "shiplint.artifacts.model",
+    "shiplint.artifacts.records",
+    "shiplint.cmake_eval",
+    "shiplint.operators",
+    "shiplint.link_probe",
+    "shiplint.header_probe",
+    "shiplint.checks.artifacts",
+    "shiplint.checks.config_eval",
+    "shiplint.checks.link_probe",
+)
+
 # What walks the sources and reads the build declarations: a run whose sources model is
 # stored, and whose files are unchanged, loads none of it.
 _WALK = (
@@ -89,6 +102,8 @@ def test_a_sources_run_imports_only_what_it_uses(tmp_path: Path, report: str) ->
     assert (first_code, code) == (0, 0)
     assert f"shiplint.report.{report}" in imported
     assert [name for name in _NEVER if _loaded(imported, name)] == []
+    # Nor the rules it cannot use, nor the models only those read.
+    assert [name for name in _OTHER_AREAS if _loaded(imported, name)] == []
     others = {"text", "json", "sarif", "github", "markdown", "convert"} - {report}
     assert sorted(imported & {f"shiplint.report.{name}" for name in others}) == []
     # The first run validated the manifest and walked the CMake files; the second
@@ -100,7 +115,7 @@ def test_a_sources_run_imports_only_what_it_uses(tmp_path: Path, report: str) ->
 def test_the_checks_import_no_reader(tmp_path: Path) -> None:
     """The rule registry (imported by every run) holds the model types, not their readers."""
     script = (
-        "import sys\nbefore = set(sys.modules)\nimport shiplint.registry, shiplint.areas\n"
+        "import sys\nbefore = set(sys.modules)\nfrom shiplint.registry import RULES\n"
         "print(' '.join(sorted(set(sys.modules) - before)))"
     )
     result = subprocess.run(

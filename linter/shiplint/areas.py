@@ -4,26 +4,33 @@ A rule states the model type it reads (`Rule(code, Model, check)`); an area stat
 the model types it builds. The pipeline builds an area only when a selected rule
 reads one of its types and the run gives it something to read, and builds an input
 only when a built area needs it: `--select SL1` lists the artifact and reads no
-binary, `--select SL3` runs no CMake. Nothing here imports a builder.
+binary, `--select SL3` runs no CMake. Nothing here imports a builder, and an area's
+model types are imported only when a run's rules read from its module: a sources-only
+hook loads no artifact, operator or probe model.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
+import importlib
+import types
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
-from shiplint.artifacts.model import Inventory
-from shiplint.cmake_eval.model import ConfigModel, VersionModel
 from shiplint.engine_models import RuleCrash, WaiverUsage
-from shiplint.header_probe.model import HeaderModel
-from shiplint.link_probe.model import ProbeModel
-from shiplint.operators.model import OperatorRegistrations
 from shiplint.request import RunRequest
 from shiplint.rule import Rule
 from shiplint.selection import Selection
-from shiplint.sources.model import SourceModel
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.model import Inventory
+    from shiplint.cmake_eval.model import ConfigModel, VersionModel
+    from shiplint.header_probe.model import HeaderModel
+    from shiplint.link_probe.model import ProbeModel
+    from shiplint.operators.model import OperatorRegistrations
+    from shiplint.sources.model import SourceModel
 
 
 class Input(enum.Enum):
@@ -57,43 +64,74 @@ class Input(enum.Enum):
 @dataclass(frozen=True)
 class Area:
     name: str
-    produces: tuple[type[Any], ...]
+    # The module its models are defined in, and their name there: a model type, or a
+    # union of them (`ConfigModel`). Names, so this table imports no model.
+    module: str
+    models: str
     needs: frozenset[Input]
+
+    @property
+    def produces(self) -> tuple[type[Any], ...]:
+        """The model types this area builds (their module imported on first use)."""
+        return _model_types(self.module, self.models)
 
     def available(self, request: RunRequest) -> bool:
         """Whether the run gives this area everything it reads."""
         return all(needed.available(request) for needed in self.needs)
 
 
-# Every model some area builds: what the pipeline hands the engine.
-Model = (
-    SourceModel
-    | ConfigModel
-    | VersionModel
-    | Inventory
-    | OperatorRegistrations
-    | ProbeModel
-    | HeaderModel
-)
-_CONFIG_MODELS: tuple[type[Any], ...] = get_args(ConfigModel)
+@functools.cache
+def _model_types(module: str, name: str) -> tuple[type[Any], ...]:
+    named = getattr(importlib.import_module(module), name)
+    return get_args(named) if get_origin(named) in (Union, types.UnionType) else (named,)
 
-SOURCES = Area("sources", (SourceModel,), frozenset({Input.SOURCES}))
-CONFIG_SOURCE = Area("config source", _CONFIG_MODELS, frozenset({Input.SOURCES, Input.CMAKE}))
-CONFIG_ARTIFACT = Area("installed config", _CONFIG_MODELS, frozenset({Input.LISTING, Input.CMAKE}))
+
+if TYPE_CHECKING:
+    # Every model some area builds: what the pipeline hands the engine.
+    Model = (
+        SourceModel
+        | ConfigModel
+        | VersionModel
+        | Inventory
+        | OperatorRegistrations
+        | ProbeModel
+        | HeaderModel
+    )
+
+_CMAKE_MODELS = "shiplint.cmake_eval.model"
+SOURCES = Area("sources", "shiplint.sources.model", "SourceModel", frozenset({Input.SOURCES}))
+CONFIG_SOURCE = Area(
+    "config source", _CMAKE_MODELS, "ConfigModel", frozenset({Input.SOURCES, Input.CMAKE})
+)
+CONFIG_ARTIFACT = Area(
+    "installed config", _CMAKE_MODELS, "ConfigModel", frozenset({Input.LISTING, Input.CMAKE})
+)
 # Each installed config's version file, evaluated as find_package does: no binary read.
 CONFIG_VERSION = Area(
-    "installed config version file", get_args(VersionModel), frozenset({Input.LISTING, Input.CMAKE})
+    "installed config version file",
+    _CMAKE_MODELS,
+    "VersionModel",
+    frozenset({Input.LISTING, Input.CMAKE}),
 )
-ARTIFACTS = Area("artifacts", (Inventory,), frozenset({Input.LISTING, Input.BINARIES}))
-OPERATORS = Area("operators", (OperatorRegistrations,), frozenset({Input.LISTING, Input.BINARIES}))
+ARTIFACTS = Area(
+    "artifacts", "shiplint.artifacts.model", "Inventory", frozenset({Input.LISTING, Input.BINARIES})
+)
+OPERATORS = Area(
+    "operators",
+    "shiplint.operators.model",
+    "OperatorRegistrations",
+    frozenset({Input.LISTING, Input.BINARIES}),
+)
 LINK_PROBE = Area(
     "link probe",
-    get_args(ProbeModel),
+    "shiplint.link_probe.model",
+    "ProbeModel",
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.CONSUMER_BUILDS}),
 )
 HEADER_PROBE = Area(
     "header probe",
-    get_args(HeaderModel),
+    "shiplint.header_probe.model",
+    "HeaderModel",
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.HEADER_BUILDS}),
 )
 AREAS = (
@@ -126,8 +164,15 @@ class Plan:
 def plan(request: RunRequest, rules: Iterable[Rule[Any]], selection: Selection) -> Plan:
     """Every area some selected rule reads a model of, among those the run can feed."""
     wanted = {rule.model for rule in rules if selection.enabled(rule.code)}
+    # An area whose module defines no wanted model is passed over before its models
+    # are imported.
+    modules = {model.__module__ for model in wanted}
     return Plan(
         frozenset(
-            area for area in AREAS if wanted.intersection(area.produces) and area.available(request)
+            area
+            for area in AREAS
+            if area.available(request)
+            and area.module in modules
+            and wanted.intersection(area.produces)
         )
     )

@@ -307,7 +307,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     from shiplint.areas import Input, plan
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
-    from shiplint.registry import RULES
+    from shiplint.registry import rules_for
     from shiplint.request import Progress, RunRequest
     from shiplint.selection import Selection
 
@@ -335,7 +335,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
     )
-    run = plan(request, RULES, request.selection)
+    run = plan(request, rules_for(request), request.selection)
     progress = Progress(enabled=True if args.verbose else None)
     # lief parses binaries in a worker process (a crash there costs one file, not the
     # run), started only when a selected rule reads binaries, and before the CMakes are
@@ -368,17 +368,19 @@ def _check_with(
     from shiplint.engine import lint
     from shiplint.manifest.load import load_manifest
     from shiplint.pipeline import collect_models
-    from shiplint.registry import RULES
+    from shiplint.registry import rules_for
     from shiplint.report import PICTURED
     from shiplint.report.model import Report
 
     root = request.root
     manifest = load_manifest(manifest_path, _display(manifest_path, root))
+    # Only the rules this run can use are imported (with the models they read).
+    rules = rules_for(request)
     try:
-        models = collect_models(request, manifest, RULES, progress, reader)
+        models = collect_models(request, manifest, rules, progress, reader)
     except ArtifactError as exc:
         return _usage_error(str(exc))
-    diagnostics = lint(RULES, manifest, models, request.selection)
+    diagnostics = lint(rules, manifest, models, request.selection)
     fail_on = parse_fail_on(args.fail_on) if args.fail_on else config_fail_on
     picture = ""
     # The picture draws built artifacts: a run over the sources alone has none to draw,

@@ -23,7 +23,6 @@ from shiplint.areas import (
     OPERATORS,
     SOURCES,
     Input,
-    Model,
     Plan,
     plan,
 )
@@ -33,6 +32,7 @@ from shiplint.request import Progress, RunRequest
 from shiplint.rule import Rule
 
 if TYPE_CHECKING:
+    from shiplint.areas import Model
     from shiplint.artifacts.listing import Listing
     from shiplint.artifacts.model import Inventory
     from shiplint.artifacts.tree import Tree
