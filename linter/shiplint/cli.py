@@ -338,15 +338,21 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     run = plan(request, rules_for(request), request.selection)
     progress = Progress(enabled=True if args.verbose else None)
     # lief parses binaries in a worker process (a crash there costs one file, not the
-    # run), started only when a selected rule reads binaries, and before the CMakes are
-    # asked their versions and the manifest is read, so its start-up (lief's import, a
-    # second or so) overlaps those.
+    # run), started only when a selected rule reads binaries, and, when the artifacts
+    # likely need lief (not Linux wheels alone, whose ELF files are read without it),
+    # before the CMakes are asked their versions and the manifest is read, so its
+    # start-up (lief's import, a second or so) overlaps those.
     reading: contextlib.AbstractContextManager[BinaryReader | None] = contextlib.nullcontext()
     if run.reads(Input.BINARIES):
-        from shiplint.artifacts.worker import WorkerReader
+        from shiplint.artifacts.worker import WorkerReader, lief_expected
 
-        progress.step("starting the binary reader (lief, in a worker process)")
-        reading = WorkerReader()
+        expect_lief = lief_expected(artifacts)
+        progress.step(
+            "starting the binary reader (lief, in a worker process)"
+            if expect_lief
+            else "starting the binary reader (ELF in this process, lief only if a file needs it)"
+        )
+        reading = WorkerReader(expect_lief=expect_lief)
     with reading as reader:
         if run.reads(Input.CMAKE):
             try:
@@ -402,7 +408,7 @@ def _check_with(
 def _diff(args: argparse.Namespace) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.artifacts.inputs import artifact_inputs
-    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.artifacts.worker import WorkerReader, lief_expected
     from shiplint.config import load_config
     from shiplint.diff.compare import compare
     from shiplint.diff.read import NO_MANIFEST, read_side
@@ -424,7 +430,7 @@ def _diff(args: argparse.Namespace) -> int:
     manifest = load_manifest(args.manifest) if args.manifest else NO_MANIFEST
     progress = Progress()
     # One worker for both sides: lief is imported once.
-    with WorkerReader() as reader:
+    with WorkerReader(expect_lief=lief_expected((*old, *new))) as reader:
         try:
             before = read_side(old, manifest, cmakes, reader, progress)
             after = read_side(new, manifest, cmakes, reader, progress)
@@ -449,7 +455,7 @@ def _diff(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.artifacts.inputs import artifact_inputs
-    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.artifacts.worker import WorkerReader, lief_expected
     from shiplint.config import load_config
     from shiplint.init.command import InitError, run_init
     from shiplint.request import Progress
@@ -472,7 +478,7 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     if not cmakes:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
-    with WorkerReader() as reader:
+    with WorkerReader(expect_lief=lief_expected(artifacts)) as reader:
         try:
             result = run_init(artifacts, cmakes, args.root, reader, Progress())
         except (ArtifactError, InitError) as exc:

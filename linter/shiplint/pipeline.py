@@ -114,12 +114,12 @@ def _artifact_models(
     progress: Progress,
     reader: BinaryReader | None,
 ) -> list[Model]:
-    from shiplint.artifacts.worker import WorkerReader
+    from shiplint.artifacts.worker import WorkerReader, lief_expected
 
     if reader is not None or not run.reads(Input.BINARIES):
         return _each_artifact(run, request, manifest, progress, reader)
-    progress.step("starting the binary reader (lief, in a worker process)")
-    with WorkerReader() as own:
+    progress.step("starting the binary reader (lief, in a worker process, when a file needs it)")
+    with WorkerReader(expect_lief=lief_expected(request.artifacts)) as own:
         return _each_artifact(run, request, manifest, progress, own)
 
 

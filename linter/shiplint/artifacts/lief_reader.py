@@ -2,13 +2,14 @@
 
 `read_binary(data, name) -> BinaryRecord | BinaryError` reads ELF, Mach-O and PE
 (and `!<arch>` static archives, which lief does not parse, through
-`static_archive`) from bytes. Only what the rules need is parsed: the dynamic
+`static_archive`) from bytes. An ELF file goes to `elf_reader` first, which gives the
+same record without lief; lief reads it only when that reader is not sure of the file. Only what the rules need is parsed: the dynamic
 section, the dynamic symbol table, load commands, imports/exports; no relocations,
 no static symbol table, no resources. `read_relocated_pointers` reads the
 relocations too, for the operator tables. lief's API changes between releases stay
-in this file. lief is imported on the first call, so a run that reads no binary
-never loads it; the pipeline calls this module only inside the worker process
-(`shiplint.artifacts.worker`).
+in this file. lief is imported on the first call that needs it, so a run that reads
+no binary, or only ELF files `elf_reader` is sure of, never loads it; the pipeline
+calls lief only inside the worker process (`shiplint.artifacts.worker`).
 
 Every failure on one file, including an exception inside lief, becomes a
 `BinaryError` for that file: never a crash of the run.
@@ -22,6 +23,7 @@ import warnings
 from types import ModuleType
 from typing import Any
 
+from shiplint.artifacts.elf_reader import read_elf, read_elf_pointers
 from shiplint.artifacts.headers import (
     AR_MAGICS,
     ELF_MAGIC,
@@ -78,7 +80,7 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head.startswith(ELF_MAGIC):
-                return _read_elf(data, name)
+                return read_elf(data, name) or _read_elf(data, name)
             if head[:4] in MACHO_MAGICS:
                 return _read_macho(data, name)
             if head.startswith(b"MZ"):
@@ -441,7 +443,7 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head == ELF_MAGIC:
-                return _elf_pointers(data)
+                return read_elf_pointers(data) or _elf_pointers(data)
             if head in MACHO_MAGICS:
                 return _macho_pointers(data)
             if head[:2] == b"MZ":
