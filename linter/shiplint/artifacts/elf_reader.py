@@ -64,30 +64,35 @@ _MACHINES: dict[int, tuple[str, int | None, str | None]] = {
     22: ("s390x", None, ">"),
     243: ("riscv64", None, None),
 }
-# Per machine, the relocation kinds `lief_reader._elf_pointers` keeps, by r_type: relative
-# ones (lief names ending _RELATIVE / _RELATIVE64), and absolute ones (names ending _64,
-# ABS64, _32, ABS32) with the size in bits lief gives them. Read off lief 1.0's enum.
-_RELATIVE: dict[int, frozenset[int]] = {
-    62: frozenset({8, 38}),
-    183: frozenset({1027}),
-    3: frozenset({8}),
-    40: frozenset({23}),
-    21: frozenset({22}),
-    22: frozenset({12}),
-    243: frozenset({3}),
+# lief types a relocation as its r_type OR-ed with its machine's bits (Relocation::type_from,
+# so high r_type bits can name another kind, even another machine's), and
+# `lief_reader._elf_pointers` keeps the kinds whose names end _RELATIVE / _RELATIVE64, and
+# those ending _64, ABS64, _32, ABS32 whose size in bits lief gives as 32 or 64. Read off
+# lief 1.0's enum.
+_TYPE_BITS = {
+    62: 0x08000000,
+    183: 0x10000000,
+    40: 0x18000000,
+    3: 0x28000000,
+    21: 0x48000000,
+    22: 0x58000000,
+    243: 0x60000000,
 }
-_ABSOLUTE: dict[int, dict[int, int]] = {
-    62: {1: 64, 10: 32},
-    183: {257: 64, 258: 32},
-    3: {1: 32, 24: 32, 28: 32, 32: 32, 33: 32, 34: 32},
-    40: {2: 32},
-    21: {},
-    # lief gives these no size, so no width test passes them.
-    22: {},
-    243: {1: 32, 2: 64},
-}
-# The r_type lief's RELR parser gives a RELR entry; a machine not here gets UNKNOWN.
-_RELR_KIND = {62: 8, 183: 1027, 3: 8, 40: 23, 21: 22}
+_RELATIVE = frozenset(
+    {
+        0x08000008, 0x08000026, 0x10000403, 0x18000017, 0x20000023, 0x28000008, 0x30000003,
+        0x40000016, 0x48000016, 0x50000016, 0x5800000C, 0x60000003, 0x700000A5, 0x700000C4,
+    }
+)  # fmt: skip
+_ABSOLUTE = {
+    0x08000001: 64, 0x0800000A: 32, 0x10000101: 64, 0x10000102: 32, 0x18000002: 32,
+    0x28000001: 32, 0x28000018: 32, 0x2800001C: 32, 0x28000020: 32, 0x28000021: 32,
+    0x28000022: 32, 0x30000001: 32, 0x30000002: 64, 0x38000002: 32, 0x38000012: 64,
+    0x60000001: 32, 0x60000002: 64, 0x70000090: 32, 0x70000091: 32, 0x70000092: 32,
+    0x70000093: 32, 0x70000094: 32,
+}  # fmt: skip
+# The type lief's RELR parser gives a RELR entry; a machine not here gets none we keep.
+_RELR_TYPE = {62: 0x08000008, 183: 0x10000403, 40: 0x18000017, 3: 0x28000008, 21: 0x48000016}
 
 _PT_LOAD, _PT_DYNAMIC = 1, 2
 _SHT_DYNSYM, _SHT_NOBITS = 11, 8
@@ -311,15 +316,17 @@ class _Elf:
                 return (address - s.vaddr + s.offset) & _MASK64
         return None
 
-    def string(self, offset: int) -> str:
-        """The C string at a file offset as lief's peek_string_at reads it."""
+    def string(self, offset: int, errors: str = "surrogateescape") -> str:
+        """The C string at a file offset as lief's peek_string_at reads it. Version names
+        are read with `errors="strict"`: lief hands a version name that is not UTF-8 back
+        in a form of its own (bytes, or an exception), so such a file goes to lief."""
         data = self.data
         if offset >= self.size:
             return ""
         end = data.find(b"\0", offset)
         # Without a NUL before the end, lief overwrites the last byte it read with one.
         raw = data[offset:end] if end >= 0 else data[offset : self.size - 1]
-        return raw.decode("utf-8", errors="surrogateescape")
+        return raw.decode("utf-8", errors=errors)
 
     def strtab(self) -> int:
         """The dynamic string table's file offset, from the first DT_STRTAB."""
@@ -496,7 +503,7 @@ class _Elf:
             if start + here + 16 > self.size:
                 break
             _, cnt, vn_file, vn_aux, vn_next = layout.verneed.unpack_from(data, start + here)
-            file = self.string(strtab + vn_file)
+            file = self.string(strtab + vn_file, "strict")
             if cnt > 0 and vn_aux > 0:
                 auxiliaries: list[tuple[int, str]] = []
                 aux = 0
@@ -505,7 +512,7 @@ class _Elf:
                     if at + 16 > self.size:
                         break
                     _, _, other, vna_name, vna_next = layout.vernaux.unpack_from(data, at)
-                    auxiliaries.append((other, self.string(strtab + vna_name)))
+                    auxiliaries.append((other, self.string(strtab + vna_name, "strict")))
                     if vna_next == 0:
                         break
                     aux += vna_next
@@ -533,7 +540,7 @@ class _Elf:
             # Only a definition's first name is what lief binds a symbol to.
             if cnt > 0 and at + 8 <= self.size:
                 (vda_name, _) = layout.verdaux.unpack_from(data, at)
-                out.append((ndx, self.string(strtab + vda_name)))
+                out.append((ndx, self.string(strtab + vda_name, "strict")))
             if vd_next == 0:
                 break
             position += vd_next
@@ -641,7 +648,7 @@ def read_elf_pointers(data: bytes) -> RelocatedPointers | None:
 @dataclass(frozen=True)
 class _Relocation:
     address: int
-    type: int
+    type: int  # as lief types it: r_type | the machine's bits
     symbol: int | None  # index into the dynamic symbols, None for RELR
     addend: int | None  # None: REL or RELR, the addend is in the slot
 
@@ -652,15 +659,13 @@ def _pointers(elf: _Elf) -> RelocatedPointers:
     symbols = elf.symbols()
     image = Image(_regions(elf))
     word = elf.word
-    relative = _RELATIVE[elf.machine]
-    absolute = _ABSOLUTE[elf.machine]
     slots: dict[int, int] = {}
     for reloc in _dynamic_relocations(elf):
         target: int | None
-        if reloc.type in relative:
+        if reloc.type in _RELATIVE:
             target = reloc.addend if reloc.addend is not None else image.word(reloc.address, word)
         elif (
-            absolute.get(reloc.type) == word * 8
+            _ABSOLUTE.get(reloc.type) == word * 8
             and reloc.symbol is not None
             and reloc.symbol < len(symbols)
             and symbols[reloc.symbol][3] != 0
@@ -686,11 +691,15 @@ def _dynamic_relocations(elf: _Elf) -> Iterator[_Relocation]:
         shape = elf.layout.rela if rela else elf.layout.rel
         count = min((elf.first[size_tag] // shape.size) & 0xFFFFFFFF, _NB_MAX_RELOCATIONS)
         shift, mask = elf.layout.info_shift, elf.layout.type_mask
+        bits = _TYPE_BITS[elf.machine]
         for fields in elf.table(offset, count, shape):
             any_table = True
             info = fields[1]
             yield _Relocation(
-                fields[0], info & mask, (info >> shift) & 0xFFFFFFFF, fields[2] if rela else None
+                fields[0],
+                info & mask | bits,
+                (info >> shift) & 0xFFFFFFFF,
+                fields[2] if rela else None,
             )
     for table, size_tag in ((_DT_RELR, _DT_RELRSZ), (_DT_ANDROID_RELR, _DT_ANDROID_RELRSZ)):
         if table in elf.first and size_tag in elf.first:
@@ -700,7 +709,7 @@ def _dynamic_relocations(elf: _Elf) -> Iterator[_Relocation]:
 
 
 def _relr(elf: _Elf, offset: int, size: int) -> Iterator[_Relocation]:
-    kind = _RELR_KIND.get(elf.machine, -1)
+    kind = _RELR_TYPE.get(elf.machine, -1)
     word = elf.word
     # lief computes RELR addresses in the class's own address width.
     mask = (1 << (8 * word)) - 1
