@@ -14,7 +14,9 @@ read-only home) only costs the time it would have saved.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib.util
 import os
 from pathlib import Path
 
@@ -39,6 +41,27 @@ def key(*parts: bytes) -> str:
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part)
     return digest.hexdigest()
+
+
+def source_bytes(paths: tuple[Path, ...]) -> bytes:
+    """What stands for code in a key: the files' bytes, each after its name."""
+    return b"\0".join(path.name.encode() + b"\0" + path.read_bytes() for path in paths)
+
+
+@functools.cache
+def installed(package: str, pattern: str = "*") -> bytes:
+    """What stands for an installed package's code in a key, without importing it: the
+    name, size and modification time of each of its files matching `pattern` (a
+    reinstall or an upgrade changes them). Empty when the package is not installed."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return b""
+    parts = []
+    for path in sorted(Path(spec.origin).parent.glob(pattern)):
+        if path.is_file():
+            stat = path.stat()
+            parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return b"\0".join(parts)
 
 
 def read(kind: str, name: str) -> bytes | None:

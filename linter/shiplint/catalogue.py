@@ -1,14 +1,19 @@
-"""The rule catalogue: one YAML document per rule in `rules/`, validated by its schema."""
+"""The rule catalogue: one YAML document per rule in `rules/`, validated by its schema.
+
+A document read before comes from the user cache as plain data (keyed by its bytes
+and the installed PyYAML), so a hook whose rules fire imports no YAML parser.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import marshal
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
+from shiplint import cache
 from shiplint.diagnostics import Severity
 from shiplint.resources import data_dir, schema_path
 from shiplint.validity import known_valid, remember_valid
@@ -27,8 +32,8 @@ class RuleDoc:
     see_also: tuple[str, ...] = ()
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCHEMA = "rule.schema.json"
+_KIND = "rule-document"
 
 
 @functools.cache
@@ -47,7 +52,7 @@ def rule_doc(code: str) -> RuleDoc:
     if not path.is_file():
         raise KeyError(code)
     content = path.read_bytes()
-    raw = yaml.load(content, Loader=_LOADER)
+    raw = _load(content)
     # Every finding's rule document is read; one the schema accepted before is not
     # validated again (a run that finds something then never imports jsonschema).
     if not known_valid(content, _SCHEMA):
@@ -68,6 +73,24 @@ def rule_doc(code: str) -> RuleDoc:
         fix=raw["fix"].strip(),
         see_also=tuple(raw.get("see_also", ())),
     )
+
+
+def _load(content: bytes) -> Any:
+    """The document's data, from the cache when these bytes were read before."""
+    name = cache.key(_KIND.encode(), cache.installed("yaml"), content)
+    payload = cache.read(_KIND, name)
+    if payload is not None:
+        try:
+            return marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            pass  # another format's entry, or damaged: read again and replaced
+    import yaml
+
+    raw = yaml.load(content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    # A value marshal does not keep (a date) leaves the document to be read each time.
+    with contextlib.suppress(ValueError):
+        cache.write(_KIND, name, marshal.dumps(raw))
+    return raw
 
 
 @functools.cache

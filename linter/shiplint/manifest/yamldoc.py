@@ -4,18 +4,26 @@ Composes the node graph (safe, no object construction) and converts it
 ourselves, so each value and each mapping key keeps its line and column for
 error messages, and so an alias bomb is stopped by a node budget instead of
 expanding into gigabytes.
+
+A document parsed before comes from the user cache (keyed by its bytes, this
+module's code and the installed PyYAML), as plain data in `marshal` form: the hook
+loads the same manifest on every commit, and then imports no YAML parser.
 """
 
 from __future__ import annotations
 
+import functools
+import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from shiplint import cache
 from shiplint.diagnostics import Location
 from shiplint.manifest.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    import yaml
 
 # Manifests are hand-written lists of a few hundred entries.
 MAX_BYTES = 1024 * 1024
@@ -31,7 +39,14 @@ _COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
 PathKey = tuple[str | int, ...]
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_KIND = "yaml-document"
+
+
+@functools.cache
+def _loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -91,8 +106,36 @@ def _position(raw: bytes, offset: int) -> tuple[int, int]:
 
 
 def parse_yaml(text: str, label: str) -> Document:
+    """The document in `text`, with every value's and key's position; raises InputError."""
+    content = text.encode("utf-8")
+    name = cache.key(_KIND.encode(), _identity(), content)
+    payload = cache.read(_KIND, name)
+    if payload is not None:
+        try:
+            data, marks, key_marks = marshal.loads(payload)
+            return Document(label, data, marks, key_marks)
+        except (EOFError, ValueError, TypeError):
+            pass  # another format's entry, or damaged: parsed again and replaced
+    doc = _parse(text, label)
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        payload = marshal.dumps((doc.data, doc.marks, doc.key_marks))
+    except ValueError:  # nested past marshal's depth: parsed each time
+        return doc
+    cache.write(_KIND, name, payload)
+    return doc
+
+
+@functools.cache
+def _identity() -> bytes:
+    """What else decides a parse: this module's code and the installed PyYAML."""
+    return cache.source_bytes((Path(__file__),)) + b"\0" + cache.installed("yaml")
+
+
+def _parse(text: str, label: str) -> Document:
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -121,9 +164,11 @@ class _Converter:
         self.doc = doc
         self.budget = MAX_NODES
         # One constructor for every scalar: it resolves tags (int, bool, null...) safely.
-        self.constructor = _Loader("")
+        self.constructor = _loader()("")
 
     def convert(self, node: yaml.Node, path: PathKey) -> Any:
+        import yaml
+
         doc = self.doc
         self.budget -= 1
         line, column = node.start_mark.line + 1, node.start_mark.column + 1
@@ -155,6 +200,8 @@ class _Converter:
         return self.scalar(node, line, column)
 
     def scalar(self, node: yaml.Node, line: int, column: int) -> Any:
+        import yaml
+
         if node.tag in _TEXT_TAGS:
             return str(node.value)
         if node.tag not in _PLAIN_TAGS:
@@ -172,6 +219,8 @@ def _short(tag: str) -> str:
 
 
 def _convert_scalar_key(node: yaml.Node, doc: Document) -> str:
+    import yaml
+
     if not isinstance(node, yaml.ScalarNode):
         line, column = node.start_mark.line + 1, node.start_mark.column + 1
         raise _fail(doc.file, line, column, "mapping keys must be plain strings")

@@ -21,7 +21,6 @@ from pathlib import Path
 from shiplint import cache
 from shiplint.manifest.model import Sources
 from shiplint.sources.files import FileQueries, still_answered
-from shiplint.sources.identity import grammar, source_bytes
 from shiplint.sources.model import SourceModel
 from shiplint.sources.model_codec import decode, encode
 
@@ -75,7 +74,9 @@ def _text(sources: Sources) -> bytes:
 
 @functools.cache
 def _identity() -> bytes:
-    return source_bytes(_code_files()) + b"\0" + grammar()
+    # The code, and the grammar its parses come from.
+    grammar = cache.installed("tree_sitter_cmake", "_binding*")
+    return cache.source_bytes(_code_files()) + b"\0" + grammar
 
 
 def _code_files() -> tuple[Path, ...]:

@@ -30,7 +30,6 @@ from shiplint.sources.cmake_parse import (
     Statement,
     parse_cmake,
 )
-from shiplint.sources.identity import grammar, source_bytes
 
 _KIND = "cmake-parse"
 _COMMAND, _IF, _DEFINITION, _LOOP = range(4)
@@ -56,10 +55,11 @@ def parse_cached(source: bytes) -> ParsedFile:
 
 @functools.cache
 def _identity() -> bytes:
-    """What else decides a parse: the converting code, its bounds and the installed grammar."""
+    """What else decides a parse: the converting code, its bounds and the installed grammar
+    (by its compiled library's size and time, not its bytes, which are not read each run)."""
     modules = (cmake_parse, bounds)
-    code = source_bytes(tuple(Path(module.__file__) for module in modules if module.__file__))
-    return code + b"\0" + grammar()
+    code = cache.source_bytes(tuple(Path(module.__file__) for module in modules if module.__file__))
+    return code + b"\0" + cache.installed("tree_sitter_cmake", "_binding*")
 
 
 def _encode(parsed: ParsedFile) -> tuple[Any, ...]:
