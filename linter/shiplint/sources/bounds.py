@@ -36,11 +36,25 @@ def read_source(path: Path) -> bytes:
     CMakeLists.txt (or a link to one) is refused rather than read forever.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise Refused("not a regular file")
-        data = handle.read(MAX_FILE_BYTES + 1)
+        # Read in pieces of about the file's size (one that grows meanwhile, or claims no
+        # size as /proc's files do, is read on up to the bound): a single read of the
+        # bound itself would allocate 8 MiB per file.
+        piece = max(status.st_size + 1, 64 * 1024)
+        chunks: list[bytes] = []
+        left = MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, piece))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
     if len(data) > MAX_FILE_BYTES:
         raise Refused(f"larger than {MAX_FILE_BYTES:,} bytes (bound: file size); not read")
     return data
