@@ -108,7 +108,7 @@ def test_a_sources_run_imports_only_what_it_uses(tmp_path: Path, report: str) ->
     assert sorted(imported & {f"shiplint.report.{name}" for name in others}) == []
     # The first run parsed and validated the manifest and walked the CMake files; the
     # second trusts the cache for all of it: it loads no parser, validator or walk.
-    cached = ("jsonschema", "yaml", "tree_sitter", *_WALK)
+    cached = ("jsonschema", "yaml", "tomllib", "tree_sitter", *_WALK)
     assert set(cached) <= first
     assert [name for name in cached if _loaded(imported, name)] == []
 

@@ -1,7 +1,14 @@
-"""`[tool.shiplint]` in pyproject.toml: read, schema-checked, with line numbers on errors."""
+"""`[tool.shiplint]` in pyproject.toml: read, schema-checked, with line numbers on errors.
+
+The table of a pyproject.toml read before comes from the user cache (keyed by the
+file's bytes and Python's version, whose tomllib parsed it), so a hook run on an
+unchanged project imports no TOML parser; it is checked again on every run.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import marshal
 import math
 import re
 import sys
@@ -9,16 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shiplint import cache
 from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Location, Severity, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.plural import counted
 from shiplint.suggest import did_you_mean
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+_KIND = "pyproject-table"
 
 
 @dataclass(frozen=True)
@@ -55,34 +60,9 @@ def load_config(root: Path) -> Config:
         return Config()
     label = str(path)
     text = _read(path, label)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line, column = _toml_error_position(exc)
-        raise InputError(
-            [Problem(Location(label, line, column), "", f"invalid TOML: {exc}")]
-        ) from None
-    except RecursionError:
-        raise InputError(
-            [Problem(Location(label, 1, 1), "", "invalid TOML: nested too deeply")]
-        ) from None
-    tool = data.get("tool", {})
-    if not isinstance(tool, dict):
-        raise InputError(
-            [Problem(Location(label, _line_of(text, "tool"), 1), "tool", "tool is not a table")]
-        )
-    table = tool.get("shiplint")
+    table = _table(text, label)
     if table is None:
         return Config()
-    if not isinstance(table, dict):
-        line = _line_of(text, "shiplint")
-        raise InputError(
-            [
-                Problem(
-                    Location(label, line, 1), "tool.shiplint", "[tool.shiplint] must be one table"
-                )
-            ]
-        )
     problems = _problems(table, text, label) or _manifest_problems(root, table, text, label)
     if problems:
         raise InputError(problems)
@@ -101,6 +81,61 @@ def load_config(root: Path) -> Config:
         header_probe=bool(table.get("header-probe", False)),
         cmake_timeout=float(table["cmake-timeout"]) if "cmake-timeout" in table else None,
     )
+
+
+def _table(text: str, label: str) -> dict[str, Any] | None:
+    """The [tool.shiplint] table of the file's text, None without one; InputError for a
+    file that is not TOML or whose `tool` or `tool.shiplint` is not a table."""
+    name = cache.key(_KIND.encode(), sys.version.encode(), text.encode("utf-8"))
+    payload = cache.read(_KIND, name)
+    if payload is not None:
+        try:
+            stored = marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            stored = ()  # another format's entry, or damaged: parsed again
+        if stored is None or isinstance(stored, dict):
+            return stored
+    table = _parsed_table(text, label)
+    # A value marshal does not keep (a TOML date) leaves the file to be parsed each time.
+    with contextlib.suppress(ValueError):
+        cache.write(_KIND, name, marshal.dumps(table))
+    return table
+
+
+def _parsed_table(text: str, label: str) -> dict[str, Any] | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, column = _toml_error_position(exc)
+        raise InputError(
+            [Problem(Location(label, line, column), "", f"invalid TOML: {exc}")]
+        ) from None
+    except RecursionError:
+        raise InputError(
+            [Problem(Location(label, 1, 1), "", "invalid TOML: nested too deeply")]
+        ) from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise InputError(
+            [Problem(Location(label, _line_of(text, "tool"), 1), "tool", "tool is not a table")]
+        )
+    table = tool.get("shiplint")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        line = _line_of(text, "shiplint")
+        raise InputError(
+            [
+                Problem(
+                    Location(label, line, 1), "tool.shiplint", "[tool.shiplint] must be one table"
+                )
+            ]
+        )
+    return table
 
 
 def _read(path: Path, label: str) -> str:

@@ -1,5 +1,6 @@
-"""YAML documents read before (the manifest, rule documents) come back from the user cache
-exactly as the parser made them, and a run that finds them there imports no YAML parser."""
+"""Documents read before (the manifest, rule documents, pyproject.toml's [tool.shiplint])
+come back from the user cache exactly as the parser made them, and a run that finds
+them there imports no YAML or TOML parser."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from shiplint import cache, catalogue
+from shiplint import cache, catalogue, config
 from shiplint.manifest import yamldoc
 from shiplint.manifest.errors import InputError
 from shiplint.resources import data_dir
@@ -96,3 +97,44 @@ def test_a_second_run_imports_no_yaml_parser(tmp_path: Path) -> None:
     ]  # fmt: skip
     name, slug = seen[0][:2]
     assert seen == [[name, slug, "True"], [name, slug, "False"]]
+
+
+_PYPROJECT = """[project]
+name = "demo"
+
+[tool.shiplint]
+manifest = "shiplint.yaml"
+select = ["SL2"]
+cmake-timeout = 30
+"""
+
+
+def test_a_cached_config_table_is_the_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
+    (tmp_path / "shiplint.yaml").write_text("version: 1\n", encoding="utf-8")
+    expected = config._parsed_table(_PYPROJECT, "p")
+    assert expected is not None and expected["select"] == ["SL2"]
+    assert [config._table(_PYPROJECT, "p") for _ in range(2)] == [expected, expected]
+    assert config.load_config(tmp_path).select == ("SL2",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("[tool.shiplint\n", "invalid TOML"), ("tool = 1\n", "tool is not a table")],
+)
+def test_a_pyproject_with_problems_is_reported_every_time(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(InputError) as raised:
+            config.load_config(tmp_path)
+        assert message in raised.value.problems[0].message
+
+
+def test_a_pyproject_edit_is_read_again(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
+    (tmp_path / "shiplint.yaml").write_text("version: 1\n", encoding="utf-8")
+    assert config.load_config(tmp_path).select == ("SL2",)
+    (tmp_path / "pyproject.toml").write_text(_PYPROJECT.replace("SL2", "SL3"), encoding="utf-8")
+    assert config.load_config(tmp_path).select == ("SL3",)
