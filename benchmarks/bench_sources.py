@@ -1,13 +1,19 @@
 """Time the source hook (`shiplint check` on a checkout) as pre-commit starts it, whole process.
 
     python benchmarks/bench_sources.py [--repeat N] [--root CHECKOUT --manifest MANIFEST]
-                                       [--cmake PATH --cmake PATH]
+                                       [--cmake PATH --cmake PATH] [--entry SCRIPT]
 
 Without --root it generates a project of 100 CMake files (a top-level
 CMakeLists.txt, a helper module with a wrapper function, 98 component
 directories with options, if() blocks, wrapper calls, OUTPUT_NAME, installs and
 links, commented like real projects) in a temporary directory. With --root it
 times a real checkout (e.g. ExecuTorch with examples/executorch/shiplint.yaml).
+
+The hook runs as pre-commit starts it: `shiplint check` in the checkout (its working
+directory; --root is the default `.`). By default through this interpreter with this
+checkout's code (`python -m shiplint`); with --entry SCRIPT through that console
+script instead, e.g. the `shiplint` pre-commit installed in its own environment (a
+virtualenv without this interpreter's site hooks, the bytecode compiled at install).
 
 Each round runs, side by side, every variant once, so a change in the machine's
 load touches all of them alike:
@@ -24,8 +30,9 @@ load touches all of them alike:
 
 Prints the median and range of wall and CPU time (user + system of the child)
 over N rounds, the ratios of the hook against the peers, the machine's cores and
-load, the in-process time of the source walk alone, and whether lief was
-imported. Asserts nothing.
+load, the in-process time of the sources model (walked, and from a warm user cache:
+the stored model after the tree answered as before), and whether lief was imported.
+Asserts nothing.
 """
 
 from __future__ import annotations
@@ -137,10 +144,17 @@ def _timed(command: list[str], env: dict[str, str], cwd: Path) -> Sample:
 class Variants:
     """The runs timed side by side: each a name and a callable that runs it once."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, cwd: Path, installed: bool) -> None:
         self.scratch = scratch
+        self.cwd = cwd  # where the hook runs: the checkout, as pre-commit runs it
         self.runs: dict[str, Callable[[], Sample]] = {}
         self.cold = 0
+        if installed:
+            # An installed console script: its own environment and bytecode, nothing of
+            # this checkout's (PYTHONPATH would put this checkout's code before it).
+            drop = {"PYTHONPATH", "PYTHONPYCACHEPREFIX"}
+            self.env = {k: v for k, v in os.environ.items() if k not in drop}
+            return
         # An installed shiplint has its bytecode cached; this machine may forbid writing it
         # (PYTHONDONTWRITEBYTECODE), so cache it in the scratch directory (warmed once).
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -158,7 +172,7 @@ class Variants:
             else:  # a cache no run has written: what the first commit after an install pays
                 self.cold += 1
                 home = self.scratch / f"cold-{self.cold}"
-            return _timed(command, {**self.env, "XDG_CACHE_HOME": str(home)}, REPO)
+            return _timed(command, {**self.env, "XDG_CACHE_HOME": str(home)}, self.cwd)
 
         if warm:
             run()  # fills the cache (and the bytecode) before the timed rounds
@@ -200,19 +214,24 @@ def _pre_commit() -> list[str] | None:
     return [sys.executable, "-m", "pre_commit"] if probe.returncode == 0 else None
 
 
-def time_walk(root: Path, manifest: Path, repeat: int) -> tuple[list[float], int, bool]:
+def time_walk(root: Path, manifest: Path, repeat: int) -> tuple[list[float], list[float], int]:
+    """In process: the walk and declarations (parse cache warm), and the sources model
+    from a warm user cache (the stored model, once the tree answered as before)."""
     from shiplint.manifest.load import load_manifest
-    from shiplint.sources.collect import read_sources
+    from shiplint.sources.collect import _walk, read_sources
+    from shiplint.sources.files import FileQueries
 
     loaded = load_manifest(manifest)
-    times = []
-    files = 0
+    walked, stored = [], []
+    files = len(read_sources(root, loaded).project.files)
     for _ in range(repeat):
         start = time.perf_counter()
-        model = read_sources(root, loaded)
-        times.append(time.perf_counter() - start)
-        files = len(model.project.files)
-    return times, files, "lief" in sys.modules
+        _walk(root, loaded.sources, FileQueries())
+        walked.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        read_sources(root, loaded)
+        stored.append(time.perf_counter() - start)
+    return walked, stored, files
 
 
 def _row(name: str, samples: list[Sample]) -> str:
@@ -230,6 +249,9 @@ def main() -> None:
     parser.add_argument("--root", type=Path)
     parser.add_argument("--manifest", type=Path)
     parser.add_argument("--cmake", action="append", default=[], help="one per config route")
+    parser.add_argument(
+        "--entry", type=Path, help="the shiplint console script to time (default: python -m)"
+    )
     args = parser.parse_args()
     if args.repeat < 5:
         parser.error("--repeat: medians of at least 5 rounds")
@@ -241,9 +263,10 @@ def main() -> None:
             manifest = generate(root)
         else:
             root, manifest = args.root.resolve(), args.manifest.resolve()
-        shiplint = [sys.executable, "-m", "shiplint", "check", "--root", str(root),
-                    "--manifest", str(manifest), "--format", "json", "--output", os.devnull]  # fmt: skip
-        variants = Variants(scratch)
+        entry = [str(args.entry.resolve())] if args.entry else [sys.executable, "-m", "shiplint"]
+        shiplint = [*entry, "check", "--manifest", str(manifest),
+                    "--format", "json", "--output", os.devnull]  # fmt: skip
+        variants = Variants(scratch, root, installed=args.entry is not None)
         sources = [*shiplint, "--ignore", "SL1"]
         variants.hook("hook, no config evaluation, cold cache", sources, warm=False)
         variants.hook("hook, no config evaluation, warm cache", sources, warm=True)
@@ -262,12 +285,16 @@ def main() -> None:
             empty = scratch / "empty.cmake"
             empty.write_text("", encoding="utf-8")
             variants.peer("peer: cmake -P of an empty script", [str(cmake), "-P", str(empty)], REPO)
+        if args.entry:
+            python = args.entry.resolve().parent / "python"
+            variants.peer("peer: the entry's python -c pass", [str(python), "-c", "pass"], REPO)
         samples = variants.measure(args.repeat)
         # The in-process walk keeps its parse cache in the scratch directory too.
         os.environ["XDG_CACHE_HOME"] = str(scratch / "walk-cache")
-        walk, files, lief = time_walk(root, manifest, args.repeat)
+        walked, stored, files = time_walk(root, manifest, args.repeat)
     load_after = os.getloadavg()[0]
     print(f"root: {root if args.root else 'generated project'} ({files} CMake files read)")
+    print(f"hook: {' '.join(entry)} check (in the checkout)")
     print(
         f"machine: {os.cpu_count()} cores, load average {load_before:.1f} before, "
         f"{load_after:.1f} after; medians of {args.repeat} rounds, variants alternating"
@@ -281,11 +308,14 @@ def main() -> None:
             print(
                 f"  ratio (wall medians): {hook} / {peer[6:]} = {medians[hook] / medians[peer]:.2f}"
             )
-    print(
-        f"source walk + declarations in process (warm parse cache): median "
-        f"{statistics.median(walk):.3f} s, min {min(walk):.3f} s"
-    )
-    print(f"lief imported: {lief}")
+    for label, taken in (
+        ("walk + declarations (warm parse cache)", walked),
+        ("sources model from a warm user cache", stored),
+    ):
+        print(
+            f"in process, {label}: median {statistics.median(taken):.4f} s, min {min(taken):.4f} s"
+        )
+    print(f"lief imported: {'lief' in sys.modules}")
 
 
 if __name__ == "__main__":
