@@ -264,8 +264,8 @@ def main() -> None:
         else:
             root, manifest = args.root.resolve(), args.manifest.resolve()
         entry = [str(args.entry.resolve())] if args.entry else [sys.executable, "-m", "shiplint"]
-        shiplint = [*entry, "check", "--manifest", str(manifest),
-                    "--format", "json", "--output", os.devnull]  # fmt: skip
+        # The hook's own command: the text report on stdout, which pre-commit captures.
+        shiplint = [*entry, "check", "--manifest", str(manifest)]
         variants = Variants(scratch, root, installed=args.entry is not None)
         sources = [*shiplint, "--ignore", "SL1"]
         variants.hook("hook, no config evaluation, cold cache", sources, warm=False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import marshal
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +37,8 @@ _KIND = "rule-document"
 
 @functools.cache
 def _validator() -> Any:
+    import json
+
     import jsonschema
 
     schema = json.loads(schema_path(_SCHEMA).read_text(encoding="utf-8"))

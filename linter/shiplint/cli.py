@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -252,6 +250,8 @@ def _command(args: argparse.Namespace) -> int:
         return 130
     except Exception as exc:  # never a bare traceback for a user
         if os.environ.get("SHIPLINT_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         detail = escape_text(f"{type(exc).__name__}: {exc}")[:500]
         print(
@@ -568,6 +568,8 @@ def _usable_cmakes(given: list[str], config: Config) -> tuple[str, ...]:
     entries to their pyproject.toml (already made so by the config); bare names are
     looked up on PATH. None at all is not an error here: the evaluation says so.
     """
+    import shutil
+
     from shiplint.artifacts.archive import printable
     from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify, located
 

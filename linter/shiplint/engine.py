@@ -6,7 +6,6 @@ to run a rule, not which rules exist.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -58,6 +57,8 @@ def _run(
 
 
 def _last_frame(exc: BaseException) -> str:
+    import traceback  # only a crashing rule needs it
+
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return "<unknown>"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 from typing import Any
 
@@ -17,6 +16,8 @@ from shiplint.suggest import did_you_mean
 
 @functools.cache
 def _validator(schema_file: str) -> Any:
+    import json
+
     import jsonschema
 
     schema = json.loads(schema_path(schema_file).read_text(encoding="utf-8"))
