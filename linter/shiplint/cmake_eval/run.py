@@ -124,6 +124,8 @@ def _system_facts(fresh: bool = False) -> _System:
 
 
 def _find_system(fresh: bool) -> _System:
+    if _HOST_SYSTEM != "linux":
+        return _System((), (), Confinement.NONE, True)  # every trial is Linux's
     tools = {name: shutil.which(name) for name in ("setpriv", "unshare")}
     key = launch_cache.entry_key(tools, _CONFINE)
     kept = None if fresh else launch_cache.load(key)
