@@ -27,7 +27,7 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _compiled(directory: Path) -> Path:
-    compiler = shutil.which("cc")
+    compiler = shutil.which("gcc")
     assert compiler is not None, "the tests need a C compiler"
     source = directory / "fake.c"
     source.write_text(_SOURCE)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -78,10 +77,12 @@ def test_another_unshare_on_path_is_tried_anew(tmp_path: Path) -> None:
 def test_what_decides_the_answer_is_in_its_key(tmp_path: Path) -> None:
     program = tmp_path / "confine.py"
     program.write_text("# one\n")
-    tools: dict[str, str | None] = {"setpriv": shutil.which("setpriv"), "unshare": None}
+    tool = tmp_path / "unshare"
+    tool.write_text("#!/bin/sh\n")
+    tools: dict[str, str | None] = {"setpriv": None, "unshare": None}
     key = launch_cache.entry_key(tools, program)
     assert launch_cache.entry_key(tools, program) == key
-    assert launch_cache.entry_key({**tools, "unshare": shutil.which("true")}, program) != key
+    assert launch_cache.entry_key({**tools, "unshare": str(tool)}, program) != key
     program.write_text("# another confinement program\n")
     assert launch_cache.entry_key(tools, program) != key
 
