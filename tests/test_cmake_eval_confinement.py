@@ -203,3 +203,7 @@ def test_a_confinement_that_refuses_the_write_outside_runs_the_command(
     )
     assert result.returncode == 0, result.stderr
     assert (writable / "ran").exists() and list(fence.iterdir()) == []
+
+
+def test_the_launcher_knows_how_the_wrapper_refuses() -> None:
+    assert (run.REFUSED, run.REFUSAL) == (confine.REFUSED, confine.REFUSAL)

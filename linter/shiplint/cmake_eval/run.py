@@ -45,7 +45,6 @@ from typing import IO
 
 from shiplint.cmake_eval import compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
-from shiplint.cmake_eval.confine import REFUSAL, REFUSED
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
@@ -61,6 +60,11 @@ _PDEATHSIG = ("--pdeathsig", "KILL")
 # --mount-proc makes a mount namespace too: the read-only mounts of the confinement live there.
 _UNSHARE = ("--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc")
 _CONFINE = Path(__file__).with_name("confine.py")
+# How confine.py refuses to run (its exit status, how its message begins). It is a
+# program of its own: importing it here would load ctypes for two constants, so they
+# are repeated, and a test keeps them the same.
+REFUSED = 125
+REFUSAL = "shiplint: cannot confine the evaluation"
 
 
 class Confinement(enum.Enum):
