@@ -130,6 +130,12 @@ def _parser() -> argparse.ArgumentParser:
         help="also compile every public header alone, for the host platform's artifacts",
     )
     check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="evaluate configs again instead of replaying a kept evaluation "
+        "(also SHIPLINT_NO_CACHE=1)",
+    )
+    check.add_argument(
         "--verbose",
         action="store_true",
         help="say what the run reads and builds, on stderr (also when it is not a terminal)",
@@ -156,6 +162,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a CMake binary to evaluate each side's config with (repeatable; one per route; "
         "needs --manifest)",
+    )
+    diff.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="evaluate configs again instead of replaying a kept evaluation "
+        "(also SHIPLINT_NO_CACHE=1)",
     )
     diff.add_argument("--format", default="text", help="text, json, markdown or mermaid")
     diff.add_argument("--output", type=Path, metavar="FILE", help="write the diff to FILE")
@@ -187,6 +199,12 @@ def _parser() -> argparse.ArgumentParser:
         default=Path("shiplint.yaml"),
         metavar="FILE",
         help="where to write the manifest (default: shiplint.yaml; - for standard output)",
+    )
+    init.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="evaluate configs again instead of replaying a kept evaluation "
+        "(also SHIPLINT_NO_CACHE=1)",
     )
     init.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
@@ -308,7 +326,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
     from shiplint.registry import rules_for
-    from shiplint.request import Progress, RunRequest
+    from shiplint.request import Progress, RunRequest, cache_allowed
     from shiplint.selection import Selection
 
     config = load_config(root)
@@ -334,6 +352,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
         header_probe=args.header_probe or config.header_probe,
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
+        reuse_evaluations=cache_allowed(args.no_cache),
     )
     run = plan(request, rules_for(request), request.selection)
     progress = Progress(enabled=True if args.verbose else None)
@@ -414,7 +433,7 @@ def _diff(args: argparse.Namespace) -> int:
     from shiplint.diff.read import NO_MANIFEST, read_side
     from shiplint.diff.render import FORMATS, PICTURED, render
     from shiplint.manifest.load import load_manifest
-    from shiplint.request import Progress
+    from shiplint.request import Progress, cache_allowed
 
     if args.format not in FORMATS:
         return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -429,11 +448,12 @@ def _diff(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     manifest = load_manifest(args.manifest) if args.manifest else NO_MANIFEST
     progress = Progress()
+    reuse = cache_allowed(args.no_cache)
     # One worker for both sides: lief is imported once.
     with WorkerReader(expect_lief=lief_expected((*old, *new))) as reader:
         try:
-            before = read_side(old, manifest, cmakes, reader, progress)
-            after = read_side(new, manifest, cmakes, reader, progress)
+            before = read_side(old, manifest, cmakes, reader, progress, reuse=reuse)
+            after = read_side(new, manifest, cmakes, reader, progress, reuse=reuse)
         except ArtifactError as exc:
             return _usage_error(str(exc))
     for given, side in ((args.old, before), (args.new, after)):
@@ -458,7 +478,7 @@ def _init(args: argparse.Namespace) -> int:
     from shiplint.artifacts.worker import WorkerReader, lief_expected
     from shiplint.config import load_config
     from shiplint.init.command import InitError, run_init
-    from shiplint.request import Progress
+    from shiplint.request import Progress, cache_allowed
 
     output: Path = args.output
     to_stdout = str(output) == "-"
@@ -480,7 +500,9 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
     with WorkerReader(expect_lief=lief_expected(artifacts)) as reader:
         try:
-            result = run_init(artifacts, cmakes, args.root, reader, Progress())
+            result = run_init(
+                artifacts, cmakes, args.root, reader, Progress(), reuse=cache_allowed(args.no_cache)
+            )
         except (ArtifactError, InitError) as exc:
             return _usage_error(str(exc))
     for line in result.disagreements:

@@ -102,9 +102,16 @@ def _config_source_models(
     progress.step(
         f"evaluating {manifest.cmake.config_source} with {counted(len(request.cmake), 'CMake')}"
     )
-    return evaluate_source(
-        request.root, manifest, request.cmake, request.evaluation_timeout, project
+    models = evaluate_source(
+        request.root,
+        manifest,
+        request.cmake,
+        request.evaluation_timeout,
+        project,
+        request.reuse_evaluations,
     )
+    _say_reused(models, progress)
+    return models
 
 
 def _artifact_models(
@@ -218,7 +225,29 @@ def _config_artifact_models(
     progress.step(
         f"evaluating the CMake config of {tree.label} with {counted(len(request.cmake), 'CMake')}"
     )
-    return evaluate_artifact(tree, listing, manifest, request.cmake, request.evaluation_timeout)
+    models = evaluate_artifact(
+        tree,
+        listing,
+        manifest,
+        request.cmake,
+        request.evaluation_timeout,
+        request.reuse_evaluations,
+    )
+    _say_reused(models, progress)
+    return models
+
+
+def _say_reused(models: list[ConfigModel], progress: Progress) -> None:
+    """Per route, whether its evaluation was replayed from the user cache."""
+    from shiplint.cmake_eval.model import ConfigEvaluation
+
+    for model in models:
+        if isinstance(model, ConfigEvaluation):
+            how = "reused (replayed from the user cache)" if model.reused else "evaluated"
+            route = f"route {model.route}" if model.route else "no route"
+            progress.step(
+                f"{model.label} ({model.platform}) with CMake {model.cmake_version} ({route}): {how}"
+            )
 
 
 def _version_file_models(

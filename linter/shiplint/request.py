@@ -31,6 +31,9 @@ class RunRequest:
     # The rules that will run: an area none of whose rules run is not built at all
     # (`shiplint.areas.plan`).
     selection: Selection = ALL
+    # Replay a config evaluation kept in the user cache when its inputs are unchanged
+    # (False: --no-cache, SHIPLINT_NO_CACHE=1).
+    reuse_evaluations: bool = True
 
     @property
     def evaluation_timeout(self) -> float:
@@ -65,3 +68,8 @@ class Progress:
 
 
 QUIET = Progress(enabled=False)
+
+
+def cache_allowed(no_cache: bool = False) -> bool:
+    """Whether kept evaluations may be replayed: not with --no-cache, nor SHIPLINT_NO_CACHE=1."""
+    return not no_cache and os.environ.get("SHIPLINT_NO_CACHE", "") in ("", "0")

@@ -41,6 +41,7 @@ from shiplint.cmake_eval.model import (
     ShippedLibrary,
 )
 from shiplint.cmake_eval.probe import ProbeFiles, write_probe
+from shiplint.cmake_eval.replay import configure_kept
 from shiplint.cmake_eval.resolve import Resolver
 from shiplint.cmake_eval.results import (
     PathMapper,
@@ -50,7 +51,7 @@ from shiplint.cmake_eval.results import (
     first_error,
     read_results,
 )
-from shiplint.cmake_eval.run import Confinement, RunOutcome, configure
+from shiplint.cmake_eval.run import Confinement, RunOutcome
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -112,23 +113,36 @@ def evaluation_platform(listing: Listing, manifest: Manifest) -> Platform:
 
 
 def evaluate_artifact(
-    tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
+    tree: Tree,
+    listing: Listing,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    reuse: bool = True,
 ) -> list[ConfigModel]:
     """Each CMake package of the manifest installed in the artifact, evaluated on its own
-    (the main one as the manifest describes it, then each of cmake.other_packages)."""
+    (the main one as the manifest describes it, then each of cmake.other_packages). With
+    `reuse`, a run whose inputs were evaluated before is replayed (replay.py)."""
     if not manifest.cmake.other_packages:
-        return _evaluate_package(tree, listing, manifest, cmakes, timeout)
+        return _evaluate_package(tree, listing, manifest, cmakes, timeout, reuse)
     models: list[ConfigModel] = []
     for package in manifest.cmake_packages:
         scoped = manifest.for_package(package)
         configs = installed_configs(scoped, listing.members)
-        found = _evaluate_package(tree, replace(listing, configs=configs), scoped, cmakes, timeout)
+        found = _evaluate_package(
+            tree, replace(listing, configs=configs), scoped, cmakes, timeout, reuse
+        )
         models.extend(replace(model, cmake_package=package) for model in found)
     return models
 
 
 def _evaluate_package(
-    tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
+    tree: Tree,
+    listing: Listing,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    reuse: bool,
 ) -> list[ConfigModel]:
     platform = evaluation_platform(listing, manifest)
     member = listing.config
@@ -144,7 +158,7 @@ def _evaluate_package(
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
-        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work, reuse)
     return [
         *evaluations,
         *compare_routes(manifest, evaluations),
@@ -158,6 +172,7 @@ def evaluate_source(
     cmakes: Sequence[str],
     timeout: float,
     project: CMakeProject | None = None,
+    reuse: bool = True,
 ) -> list[ConfigModel]:
     """The config source, per manifest platform. With the sources walk's `project`, the
     tree also holds the export files its install(EXPORT) declarations would install."""
@@ -171,7 +186,7 @@ def evaluate_source(
                 config_dir = manifest.cmake.installed_config_dirs[0]
                 write_exports(plan_exports(project, manifest, platform, config_dir), layout.root)
             what = _Input(Mode.SOURCE, "source", platform, config, ())
-            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
+            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work, reuse)
         models.extend(evaluations)
         models.extend(compare_routes(manifest, evaluations))
         models.extend(route_coverage(manifest, evaluations))
@@ -185,6 +200,7 @@ def _evaluate_all(
     cmakes: Sequence[str],
     timeout: float,
     work: Path,
+    reuse: bool,
 ) -> list[ConfigEvaluation]:
     if isinstance(layout, Layout):
         what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
@@ -210,7 +226,7 @@ def _evaluate_all(
         if isinstance(layout, Failure):
             return _failed(what, path, cmake.version_text, route_name, layout)
         return evaluate_once(
-            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}"
+            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}", reuse
         )
 
     # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
@@ -263,8 +279,10 @@ def evaluate_once(
     route: str | None,
     timeout: float,
     work: Path,
+    reuse: bool = True,
 ) -> ConfigEvaluation:
-    """One configure run of the probe against `layout`, read back into a model."""
+    """One configure run of the probe against `layout` (or its replay, with `reuse`),
+    read back into a model."""
     shipped = {c for lib in layout.shipped for c in lib.components}
     spell = manifest.request_name
     # Components may share a spelling (a request that brings several targets).
@@ -298,9 +316,7 @@ def evaluate_once(
     )
     # Writable: the evaluation's whole directory (this run's and the laid-out tree, where
     # the probe configures a .cmake.in source), nothing else.
-    outcome = configure(
-        cmake, probe.source_dir, work, layout.platform, timeout, languages, writable=work.parent
-    )
+    outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages, reuse)
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package
@@ -347,6 +363,7 @@ def evaluate_once(
         alternates=tuple(alternates),
         languages=languages,
         unconfined=outcome.confinement is Confinement.NONE,
+        reused=outcome.reused,
     )
 
 

@@ -240,6 +240,8 @@ class ConfigEvaluation:
     unconfined: bool = False
     # The manifest's CMake package this is about; None: its main one (cmake.package).
     cmake_package: str | None = None
+    # Replayed from the user cache: the same inputs were evaluated before (replay.py).
+    reused: bool = False
 
     @property
     def artifact(self) -> str | None:

@@ -85,6 +85,8 @@ class RunOutcome:
     confinement: Confinement = Confinement.NONE
     # Ended because CMake stayed stopped (SIGSTOP, a debugger): it could not finish.
     halted: bool = False
+    # Replayed from the user cache (replay.py): no CMake ran.
+    reused: bool = False
 
     @property
     def timed_out(self) -> bool:
@@ -294,10 +296,12 @@ def configure(
     languages: tuple[str, ...] = (),
     confine: Confinement | None = None,
     writable: Path | None = None,
+    extra: tuple[str, ...] = (),
 ) -> RunOutcome:
     """`cmake -S source -B work/build`, as `platform` when that is not the host's system;
     writable only inside `writable` (default `work`, which it must hold) under `confine`
-    (default: the best this system offers).
+    (default: the best this system offers). `extra` arguments go to that run only, not
+    to a compiler detection made first.
 
     With `languages`, the build tree starts from this toolchain's kept compiler
     detection (compilers.py), made first in a project of its own when none is kept.
@@ -307,10 +311,7 @@ def configure(
     fence = (writable or work, mode)
     # One limit for the whole configure: the compiler detection's run spends from it.
     deadline = time.monotonic() + timeout
-    arguments: list[str] = []
-    if platform.os != _HOST_SYSTEM:
-        arguments.append(f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}")
-        arguments += cross_arguments(languages)
+    arguments = platform_arguments(platform, languages)
     build = work / "build"
     spent = 0.0
     if languages:
@@ -322,9 +323,19 @@ def configure(
             compilers.seed(build, detection)
     remaining = max(deadline - time.monotonic(), 0.0)
     outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, remaining, fence
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments, *extra],
+        work,
+        remaining,
+        fence,
     )
     return replace(outcome, seconds=outcome.seconds + spent)
+
+
+def platform_arguments(platform: Platform, languages: tuple[str, ...]) -> list[str]:
+    """The arguments that configure as `platform` on this host (none for the host's own)."""
+    if platform.os == _HOST_SYSTEM:
+        return []
+    return [f"-DCMAKE_SYSTEM_NAME={platform.cmake_system_name}", *cross_arguments(languages)]
 
 
 def _detection(

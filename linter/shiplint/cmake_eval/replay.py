@@ -1,0 +1,374 @@
+"""Keep a probe's configure run and replay it while nothing it was given or reached changed.
+
+A config evaluation costs a CMake process, and most of it is the config's own work
+(ExecuTorch's runs `python3` at every inclusion): a pre-commit hook on every
+commit, or a second check of the same wheel, would pay it again for the same
+answer. So the run's outputs (the probe's result files, the return code, stdout
+and stderr, the confinement, what a `.cmake.in` source was configured into) are
+kept in the user cache (`shiplint.cache`) and laid out again in a fresh run
+directory, where everything after `configure()` reads them as from a run.
+
+An entry is found by a digest of everything the run is given: the probe project's
+text and the laid-out tree (every path; the bytes of each file that has any), with
+the run's temporary directory replaced by a placeholder; the CMake binary (path,
+size, modification time, inode, version); the platform arguments, languages and the
+kept compiler detection (its entry and content); PATH, the one variable a run
+inherits; the user id and kernel release; shiplint's version and this format.
+
+What the config reaches outside its tree is recorded from CMake's own trace of the
+config's files (trace.py) on the run that is kept, and checked again before a
+replay: each program `execute_process` ran, looked up on PATH again (its file's
+target, size, modification time and inode); each absolute path the config named
+outside the run's directory and CMake's own modules, and each PATH/FILEPATH entry
+of the run's CMakeCache.txt (a find_* result, a dependency's `<dep>_DIR`): the same
+identity, or still absent; and when the config searched the system (find_package,
+find_dependency, find_*), the directories those searches start from under each
+prefix, so a package installed or removed there is a miss. A changed one, or a
+trace that was cut, means the config is evaluated again.
+
+Not covered, so a replay could differ from a run: what a program run by the config
+reads (python3's own modules), the network, files a config reads through a program
+rather than a CMake command, a package installed below a search directory without
+changing it (a new version directory inside an existing package's), CMake's own
+modules edited in place, and the confinement this system offers (kept as the run
+had it). `--no-cache` (or SHIPLINT_NO_CACHE=1) evaluates again; docs/cmake-evaluation.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from shiplint import cache
+from shiplint.cmake_eval import compilers
+from shiplint.cmake_eval.cmake_binary import CMakeBinary
+from shiplint.cmake_eval.layout import Layout
+from shiplint.cmake_eval.run import (
+    RUNS,
+    Confinement,
+    RunOutcome,
+    configure,
+    platform_arguments,
+)
+from shiplint.cmake_eval.trace import (
+    Reached,
+    TraceReader,
+    read_cache_paths,
+    trace_arguments,
+)
+
+_KIND = "cmake-evaluations"
+_FORMAT = 1
+_PLACEHOLDER = "@shiplint-run-directory@"
+# An entry holds the probe's results, a few kilobytes; one past this is not kept.
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
+# Paths whose identity says nothing about their content.
+_VOLATILE = ("/proc", "/sys", "/dev")
+# Where find_package and the find_* calls start under each prefix (CMake's search
+# procedure); a package installed or removed there changes one of these directories.
+_SEARCH_DIRS = (
+    "",
+    "lib",
+    "lib64",
+    "lib32",
+    "libx32",
+    "share",
+    "include",
+    "bin",
+    "lib/cmake",
+    "lib64/cmake",
+    "share/cmake",
+)
+_SYSTEM_PREFIXES = ("/usr/local", "/usr", "/", "/opt")
+
+
+def configure_kept(
+    cmake: CMakeBinary,
+    probe: Path,
+    layout: Layout,
+    work: Path,
+    timeout: float,
+    languages: tuple[str, ...],
+    reuse: bool = True,
+) -> RunOutcome:
+    """The probe's configure run (see run.configure): replayed when an entry for the same
+    inputs is kept and what the config reached is unchanged; else run under CMake's trace
+    and kept. Without `reuse`, always run (and the fresh run is kept)."""
+    root = work.parent
+    started = time.monotonic()
+    given = _given(cmake, probe, layout, root, languages)
+    detection = _detection(cmake, layout, languages)
+    if reuse and detection is not None:
+        replayed = _replay(_key(given, detection), probe, layout, root, timeout)
+        if replayed is not None:
+            return RunOutcome(
+                replayed.returncode,
+                replayed.stdout,
+                replayed.stderr,
+                time.monotonic() - started,
+                replayed.confinement,
+                reused=True,
+            )
+    fifo = work / "trace.fifo"
+    work.mkdir(parents=True, exist_ok=True)
+    reader = TraceReader(fifo)
+    sources = sorted(layout.root.rglob("*.cmake"))
+    sources += [item.output for item in layout.configure if item.output not in sources]
+    outcome = configure(
+        cmake,
+        probe,
+        work,
+        layout.platform,
+        timeout,
+        languages,
+        writable=root,
+        extra=tuple(trace_arguments(fifo, sources)),
+    )
+    reached = reader.finish()
+    if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
+        return outcome
+    detection = _detection(cmake, layout, languages)
+    if detection is not None:
+        entry = _entry(outcome, reached, cmake, probe, layout, work)
+        if entry is not None:
+            cache.write(_KIND, _key(given, detection), entry)
+    return outcome
+
+
+def _given(
+    cmake: CMakeBinary, probe: Path, layout: Layout, root: Path, languages: tuple[str, ...]
+) -> bytes:
+    """Everything the run is given but the compiler detection, digested."""
+    digest = hashlib.sha256()
+    binary = os.stat(cmake.path)
+    uname = os.uname()
+    digest.update(
+        json.dumps(
+            [
+                _FORMAT,
+                os.getuid(),
+                [uname.release, uname.machine],
+                cmake.path,
+                os.path.realpath(cmake.path),
+                [binary.st_size, binary.st_mtime_ns, binary.st_ino],
+                cmake.version_text,
+                platform_arguments(layout.platform, languages),
+                list(languages),
+                os.environ.get("PATH"),
+                [
+                    [_relative(str(item.template), root), _relative(str(item.output), root)]
+                    for item in layout.configure
+                ],
+            ]
+        ).encode()
+    )
+    products = {item.output for item in layout.configure}
+    for directory in (layout.root, probe, *{item.template.parent for item in layout.configure}):
+        _digest_tree(digest, directory, root, products)
+    return digest.digest()
+
+
+def _digest_tree(digest: hashlib._Hash, directory: Path, root: Path, skip: set[Path]) -> None:
+    """Every path under `directory` (named relative to `root`), and each file's bytes with
+    the run directory's path made the placeholder."""
+    for current, dirs, files in os.walk(directory):
+        dirs.sort()
+        digest.update(b"d" + _relative(current, root).encode() + b"\0")
+        for name in sorted(files):
+            path = os.path.join(current, name)
+            if Path(path) in skip:
+                continue  # written by the run itself (a configured .cmake.in)
+            digest.update(b"f" + _relative(path, root).encode() + b"\0")
+            if os.path.islink(path):
+                digest.update(b"l" + os.readlink(path).encode() + b"\0")
+            elif os.path.getsize(path):
+                with open(path, "rb") as stream:
+                    data = stream.read()
+                data = data.replace(str(root).encode(), _PLACEHOLDER.encode())
+                digest.update(len(data).to_bytes(8, "little") + data)
+
+
+def _relative(path: str, root: Path) -> str:
+    return path.replace(str(root), _PLACEHOLDER)
+
+
+def _detection(cmake: CMakeBinary, layout: Layout, languages: tuple[str, ...]) -> str | None:
+    """The kept compiler detection's entry and content the run starts from ("" without
+    languages); None when none is kept, or its toolchain changed: then nothing is replayed."""
+    if not languages:
+        return ""
+    arguments = platform_arguments(layout.platform, languages)
+    key = compilers.entry_key(cmake, arguments, languages)
+    kept = compilers.load(key)
+    if kept is None:
+        return None
+    return key + hashlib.sha256(json.dumps(asdict(kept), sort_keys=True).encode()).hexdigest()
+
+
+def _key(given: bytes, detection: str) -> str:
+    return cache.key(given, detection.encode())
+
+
+def _entry(
+    outcome: RunOutcome,
+    reached: Reached,
+    cmake: CMakeBinary,
+    probe: Path,
+    layout: Layout,
+    work: Path,
+) -> bytes | None:
+    root = work.parent
+    results = {}
+    directory = probe / "results"
+    for path in sorted(directory.iterdir()) if directory.is_dir() else []:
+        results[path.name] = _text(path, root)
+    configured = {
+        _relative(str(item.output), root): _text(item.output, root)
+        for item in layout.configure
+        if item.output.is_file()
+    }
+    skipped = _skipped(cmake, root)
+    paths = [p for p in reached.paths if not _skipped_path(p, skipped)]
+    paths += [
+        p
+        for p in read_cache_paths(work / "build" / "CMakeCache.txt")
+        if not _skipped_path(p, skipped)
+    ]
+    entry = {
+        "outcome": {
+            "returncode": outcome.returncode,
+            "stdout": _relative(outcome.stdout, root),
+            "stderr": _relative(outcome.stderr, root),
+            "seconds": outcome.seconds,
+            "confinement": outcome.confinement.value,
+        },
+        "results": results,
+        "configured": configured,
+        "programs": _programs(sorted(reached.programs)),
+        "paths": _identities(sorted(set(paths))),
+        "searched": _identities(search_dirs()) if reached.searched else {},
+    }
+    data = json.dumps(entry).encode()
+    return data if len(data) <= MAX_ENTRY_BYTES else None
+
+
+def _text(path: Path, root: Path) -> str:
+    return _relative(path.read_bytes().decode("utf-8", errors="surrogateescape"), root)
+
+
+def _skipped(cmake: CMakeBinary, root: Path) -> tuple[str, ...]:
+    """The run's own directory and CMake's modules: what the key already decides."""
+    prefix = Path(os.path.realpath(cmake.path)).parent.parent
+    modules = [str(p) for p in (prefix / "share").glob("cmake*")]
+    return (str(root), os.path.realpath(root), *modules, *_VOLATILE)
+
+
+def _skipped_path(path: str, skipped: Sequence[str]) -> bool:
+    return any(path == s or path.startswith(s.rstrip("/") + "/") for s in skipped)
+
+
+def _programs(names: Iterable[str]) -> dict[str, object]:
+    """Each program as execute_process finds it: a path as given, else looked up on PATH."""
+    out: dict[str, object] = {}
+    for name in names:
+        found = name if "/" in name else shutil.which(name, path=os.environ.get("PATH", ""))
+        out[name] = None if found is None else _identity(found)
+    return out
+
+
+def _identities(paths: Iterable[str]) -> dict[str, object]:
+    return {path: _identity(path) for path in paths}
+
+
+def _identity(path: str) -> object:
+    """A path's final target, kind, size, modification time and inode; None: absent."""
+    try:
+        real = os.path.realpath(path)
+        info = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return [real, info.st_mode >> 12, info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def search_dirs() -> list[str]:
+    """The directories a find_package or find_* search starts from under each prefix:
+    each PATH entry (its parent for a bin or sbin) and the system prefixes."""
+    prefixes: list[str] = []
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if entry.startswith("/"):
+            entry = entry.rstrip("/") or "/"
+            prefixes.append(
+                os.path.dirname(entry) if os.path.basename(entry) in ("bin", "sbin") else entry
+            )
+    prefixes += _SYSTEM_PREFIXES
+    out: list[str] = []
+    for prefix in dict.fromkeys(prefixes):
+        out += [os.path.join(prefix, sub) if sub else prefix for sub in _SEARCH_DIRS]
+        # Debian's multiarch directories (lib/x86_64-linux-gnu/cmake).
+        for multiarch in sorted(Path(prefix, "lib").glob("*-linux-*")):
+            out += [str(multiarch), str(multiarch / "cmake")]
+    return list(dict.fromkeys(out))
+
+
+def _replay(key: str, probe: Path, layout: Layout, root: Path, timeout: float) -> RunOutcome | None:
+    """The kept run under `key` laid out into this run's directory, or None (a miss)."""
+    payload = cache.read(_KIND, key)
+    if payload is None:
+        return None
+    try:
+        entry = json.loads(payload)
+        kept = entry["outcome"]
+        results, configured = dict(entry["results"]), dict(entry["configured"])
+        programs, paths, searched = entry["programs"], entry["paths"], entry["searched"]
+        returncode = kept["returncode"]
+        stdout, stderr = str(kept["stdout"]), str(kept["stderr"])
+        confinement = Confinement(kept["confinement"])
+        seconds = float(kept["seconds"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(returncode, int) or seconds > timeout:
+        return None  # a run that would not finish within this run's limit is run again
+    if programs != _programs(programs) or paths != _identities(paths):
+        return None
+    if searched and searched != _identities(search_dirs()):
+        return None
+    here = str(root)
+    targets = {probe / "results" / str(name): str(text) for name, text in results.items()}
+    targets.update(
+        {
+            Path(str(name).replace(_PLACEHOLDER, here)): str(text)
+            for name, text in configured.items()
+        }
+    )
+    if any(
+        not (path.parent == probe / "results" and not path.name.startswith("."))
+        and not path.is_relative_to(layout.root)
+        for path in targets
+    ):
+        return None  # an entry naming a file outside the run's results or tree is not ours
+    try:
+        for path, text in targets.items():
+            _write(path, text.replace(_PLACEHOLDER, here))
+    except OSError:
+        # A half-written replay must not meet a real run's file(APPEND)s: start it clean.
+        for path in targets:
+            path.unlink(missing_ok=True)
+        return None
+    return RunOutcome(
+        returncode,
+        stdout.replace(_PLACEHOLDER, here),
+        stderr.replace(_PLACEHOLDER, here),
+        seconds,
+        confinement,
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
