@@ -235,11 +235,11 @@ def _entry(
     }
     skipped = _skipped(cmake, root)
     paths = [p for p in reached.paths if not _skipped_path(p, skipped)]
-    paths += [
-        p
-        for p in read_cache_paths(work / "build" / "CMakeCache.txt")
-        if not _skipped_path(p, skipped)
-    ]
+    cached = read_cache_paths(work / "build" / "CMakeCache.txt")
+    found = [p for p in cached if not _skipped_path(p, skipped)]
+    paths += found
+    # A dependency's <dep>_DIR: the config files in it, which the trace does not show.
+    paths += [str(f) for p in found if os.path.isdir(p) for f in sorted(Path(p).glob("*.cmake"))]
     entry = {
         "outcome": {
             "returncode": outcome.returncode,

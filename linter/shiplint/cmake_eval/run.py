@@ -323,7 +323,7 @@ def configure(
             compilers.seed(build, detection)
     remaining = max(deadline - time.monotonic(), 0.0)
     outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments, *extra],
+        [cmake.path, *extra, "-S", str(source), "-B", str(build), *arguments],
         work,
         remaining,
         fence,
