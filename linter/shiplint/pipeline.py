@@ -245,8 +245,10 @@ def _say_reused(models: list[ConfigModel], progress: Progress) -> None:
         if isinstance(model, ConfigEvaluation):
             how = "reused (replayed from the user cache)" if model.reused else "evaluated"
             route = f"route {model.route}" if model.route else "no route"
+            package = f"{model.cmake_package} in " if model.cmake_package else ""
             progress.step(
-                f"{model.label} ({model.platform}) with CMake {model.cmake_version} ({route}): {how}"
+                f"{package}{model.label} ({model.platform}) with CMake {model.cmake_version} "
+                f"({route}): {how}"
             )
 
 
