@@ -18,7 +18,8 @@ import pytest
 from shiplint import cache
 from shiplint.artifacts.archive import open_artifact
 from shiplint.cmake_eval import evaluate_artifact
-from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.cmake_eval.model import ConfigEvaluation, VersionFileEvaluation
+from shiplint.cmake_eval.version_file import evaluate_version_files
 from shiplint.manifest.model import Aggregate, Carries
 
 from tests.builders import listing_as
@@ -220,3 +221,37 @@ def test_a_run_that_timed_out_is_not_kept(tmp_path: Path, stamp_bin: Path) -> No
         ]
         assert evaluation.failure is not None and not evaluation.reused
     assert not (cache.cache_dir() / "cmake-evaluations").exists()
+
+
+VERSION_FILE = (
+    "execute_process(COMMAND shiplint_stamp OUTPUT_VARIABLE PACKAGE_VERSION "
+    "OUTPUT_STRIP_TRAILING_WHITESPACE)\n"
+    "set(PACKAGE_VERSION_COMPATIBLE TRUE)\n"
+)
+
+
+def _version_stamp(package: Path, reuse: bool = True) -> str | None:
+    tree = open_artifact(package)
+    listing = listing_as(tree, STAMPED, LINUX)
+    models = evaluate_version_files(
+        tree, listing, STAMPED, [str(cmake(NEW_CMAKE_VERSION))], 60.0, reuse
+    )
+    (evaluation,) = [m for m in models if isinstance(m, VersionFileEvaluation)]
+    return evaluation.reported
+
+
+def test_a_version_file_evaluation_is_replayed_until_its_file_changes(
+    tmp_path: Path, stamp_bin: Path
+) -> None:
+    package = _package(tmp_path, CONFIG)
+    version_file = package / "pkg" / "share" / "cmake" / "pkg-config-version.cmake"
+    version_file.write_text(VERSION_FILE, encoding="utf-8")
+    first = _version_stamp(package)
+    assert first is not None
+    assert _version_stamp(package) == first
+    assert _version_stamp(package, reuse=False) != first
+    version_file.write_text(VERSION_FILE + "# edited\n", encoding="utf-8")
+    edited = _version_stamp(package)
+    assert edited is not None and edited != first
+    _script(stamp_bin / "shiplint_stamp", "echo rewritten")
+    assert _version_stamp(package) == "rewritten"

@@ -260,7 +260,12 @@ def _version_file_models(
 
     progress.step(f"evaluating the CMake version files of {tree.label}")
     return evaluate_version_files(
-        tree, listing, manifest, request.cmake, request.evaluation_timeout
+        tree,
+        listing,
+        manifest,
+        request.cmake,
+        request.evaluation_timeout,
+        request.reuse_evaluations,
     )
 
 

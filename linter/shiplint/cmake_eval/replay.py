@@ -41,8 +41,8 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from shiplint import cache
@@ -55,6 +55,7 @@ from shiplint.cmake_eval.run import (
     RunOutcome,
     configure,
     platform_arguments,
+    run_script,
 )
 from shiplint.cmake_eval.trace import (
     Reached,
@@ -88,6 +89,27 @@ _SEARCH_DIRS = (
 _SYSTEM_PREFIXES = ("/usr/local", "/usr", "/", "/opt")
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One CMake run as the cache sees it: what decides it, what it leaves, what it traces."""
+
+    cmake: CMakeBinary
+    # The run's temporary directory: its path is a placeholder in keys and entries.
+    root: Path
+    # What the run is given besides its files (arguments, languages...), as JSON data.
+    given: list[object]
+    # Directories (or files) whose paths and bytes it is given.
+    inputs: tuple[Path, ...]
+    # What it writes that is read after it: files, or directories of files.
+    outputs: tuple[Path, ...]
+    # The package's files CMake traces.
+    sources: tuple[Path, ...]
+    # Files among the inputs that the run itself writes (a configured .cmake.in).
+    products: frozenset[Path] = frozenset()
+    # The run's CMakeCache.txt, for what its find_* calls found.
+    cmake_cache: Path | None = None
+
+
 def configure_kept(
     cmake: CMakeBinary,
     probe: Path,
@@ -101,51 +123,95 @@ def configure_kept(
     inputs is kept and what the config reached is unchanged; else run under CMake's trace
     and kept. Without `reuse`, always run (and the fresh run is kept)."""
     root = work.parent
-    started = time.monotonic()
-    given = _given(cmake, probe, layout, root, languages)
-    detection = _detection(cmake, layout, languages)
-    if reuse and detection is not None:
-        replayed = _replay(_key(given, detection), probe, layout, root, timeout)
-        if replayed is not None:
-            return RunOutcome(
-                replayed.returncode,
-                replayed.stdout,
-                replayed.stderr,
-                time.monotonic() - started,
-                replayed.confinement,
-                reused=True,
-            )
-    fifo = work / "trace.fifo"
-    work.mkdir(parents=True, exist_ok=True)
-    reader = TraceReader(fifo)
+    products = frozenset(item.output for item in layout.configure)
     sources = sorted(layout.root.rglob("*.cmake"))
-    sources += [item.output for item in layout.configure if item.output not in sources]
-    outcome = configure(
-        cmake,
-        probe,
-        work,
-        layout.platform,
-        timeout,
-        languages,
-        writable=root,
-        extra=tuple(trace_arguments(fifo, sources)),
+    sources += [path for path in products if path not in sources]
+    described = _Run(
+        cmake=cmake,
+        root=root,
+        given=[
+            "configure",
+            platform_arguments(layout.platform, languages),
+            list(languages),
+            [[str(item.template), str(item.output)] for item in layout.configure],
+        ],
+        inputs=(layout.root, probe, *{item.template.parent for item in layout.configure}),
+        outputs=(probe / "results", *sorted(products)),
+        sources=tuple(sources),
+        products=products,
+        cmake_cache=work / "build" / "CMakeCache.txt",
     )
+
+    def run(extra: tuple[str, ...]) -> RunOutcome:
+        return configure(
+            cmake, probe, work, layout.platform, timeout, languages, writable=root, extra=extra
+        )
+
+    return _kept(described, run, work, timeout, reuse, lambda: _detection(cmake, layout, languages))
+
+
+def script_kept(
+    cmake: CMakeBinary,
+    script: Path,
+    work: Path,
+    root: Path,
+    inputs: tuple[Path, ...],
+    outputs: tuple[Path, ...],
+    timeout: float,
+    reuse: bool = True,
+) -> RunOutcome:
+    """`cmake -P script` (see run.run_script), replayed or run and kept as configure_kept;
+    `inputs` are the files it includes, `outputs` what it writes, all inside `root`."""
+    sources = tuple(sorted(p for i in inputs for p in (i.rglob("*.cmake") if i.is_dir() else [i])))
+    described = _Run(
+        cmake=cmake,
+        root=root,
+        given=["script", _relative(str(script), root)],
+        inputs=(*inputs, script),
+        outputs=outputs,
+        sources=sources,
+    )
+
+    def run(extra: tuple[str, ...]) -> RunOutcome:
+        return run_script(cmake, script, work, timeout, extra=extra)
+
+    return _kept(described, run, work, timeout, reuse, lambda: "")
+
+
+def _kept(
+    described: _Run,
+    run: Callable[[tuple[str, ...]], RunOutcome],
+    work: Path,
+    timeout: float,
+    reuse: bool,
+    detection: Callable[[], str | None],
+) -> RunOutcome:
+    started = time.monotonic()
+    given = _given(described)
+    decided = detection()
+    if reuse and decided is not None:
+        replayed = _replay(_key(given, decided), described, timeout)
+        if replayed is not None:
+            return replace(replayed, seconds=time.monotonic() - started, reused=True)
+    work.mkdir(parents=True, exist_ok=True)
+    fifo = work / "trace.fifo"
+    reader = TraceReader(fifo)
+    outcome = run(tuple(trace_arguments(fifo, list(described.sources))))
     reached = reader.finish()
     if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
         return outcome
-    detection = _detection(cmake, layout, languages)
-    if detection is not None:
-        entry = _entry(outcome, reached, cmake, probe, layout, work)
+    decided = detection()  # a detection made by this run is what a replay starts from
+    if decided is not None:
+        entry = _entry(outcome, reached, described)
         if entry is not None:
-            cache.write(_KIND, _key(given, detection), entry)
+            cache.write(_KIND, _key(given, decided), entry)
     return outcome
 
 
-def _given(
-    cmake: CMakeBinary, probe: Path, layout: Layout, root: Path, languages: tuple[str, ...]
-) -> bytes:
+def _given(described: _Run) -> bytes:
     """Everything the run is given but the compiler detection, digested."""
     digest = hashlib.sha256()
+    cmake, root = described.cmake, described.root
     binary = os.stat(cmake.path)
     uname = os.uname()
     digest.update(
@@ -158,40 +224,42 @@ def _given(
                 os.path.realpath(cmake.path),
                 [binary.st_size, binary.st_mtime_ns, binary.st_ino],
                 cmake.version_text,
-                platform_arguments(layout.platform, languages),
-                list(languages),
                 os.environ.get("PATH"),
-                [
-                    [_relative(str(item.template), root), _relative(str(item.output), root)]
-                    for item in layout.configure
-                ],
+                described.given,
             ]
-        ).encode()
+        )
+        .replace(str(root), _PLACEHOLDER)
+        .encode()
     )
-    products = {item.output for item in layout.configure}
-    for directory in (layout.root, probe, *{item.template.parent for item in layout.configure}):
-        _digest_tree(digest, directory, root, products)
+    for directory in described.inputs:
+        _digest_tree(digest, directory, root, described.products)
     return digest.digest()
 
 
-def _digest_tree(digest: hashlib._Hash, directory: Path, root: Path, skip: set[Path]) -> None:
-    """Every path under `directory` (named relative to `root`), and each file's bytes with
-    the run directory's path made the placeholder."""
+def _digest_tree(digest: hashlib._Hash, directory: Path, root: Path, skip: frozenset[Path]) -> None:
+    """Every path under `directory` (a file: itself; named relative to `root`), and each
+    file's bytes with the run directory's path made the placeholder."""
+    if directory.is_file():
+        _digest_file(digest, str(directory), root)
+        return
     for current, dirs, files in os.walk(directory):
         dirs.sort()
         digest.update(b"d" + _relative(current, root).encode() + b"\0")
         for name in sorted(files):
             path = os.path.join(current, name)
-            if Path(path) in skip:
-                continue  # written by the run itself (a configured .cmake.in)
-            digest.update(b"f" + _relative(path, root).encode() + b"\0")
-            if os.path.islink(path):
-                digest.update(b"l" + os.readlink(path).encode() + b"\0")
-            elif os.path.getsize(path):
-                with open(path, "rb") as stream:
-                    data = stream.read()
-                data = data.replace(str(root).encode(), _PLACEHOLDER.encode())
-                digest.update(len(data).to_bytes(8, "little") + data)
+            if Path(path) not in skip:  # else written by the run itself (a .cmake.in)
+                _digest_file(digest, path, root)
+
+
+def _digest_file(digest: hashlib._Hash, path: str, root: Path) -> None:
+    digest.update(b"f" + _relative(path, root).encode() + b"\0")
+    if os.path.islink(path):
+        digest.update(b"l" + os.readlink(path).encode() + b"\0")
+    elif os.path.getsize(path):
+        with open(path, "rb") as stream:
+            data = stream.read()
+        data = data.replace(str(root).encode(), _PLACEHOLDER.encode())
+        digest.update(len(data).to_bytes(8, "little") + data)
 
 
 def _relative(path: str, root: Path) -> str:
@@ -215,31 +283,24 @@ def _key(given: bytes, detection: str) -> str:
     return cache.key(given, detection.encode())
 
 
-def _entry(
-    outcome: RunOutcome,
-    reached: Reached,
-    cmake: CMakeBinary,
-    probe: Path,
-    layout: Layout,
-    work: Path,
-) -> bytes | None:
-    root = work.parent
-    results = {}
-    directory = probe / "results"
-    for path in sorted(directory.iterdir()) if directory.is_dir() else []:
-        results[path.name] = _text(path, root)
-    configured = {
-        _relative(str(item.output), root): _text(item.output, root)
-        for item in layout.configure
-        if item.output.is_file()
-    }
-    skipped = _skipped(cmake, root)
+def _entry(outcome: RunOutcome, reached: Reached, described: _Run) -> bytes | None:
+    root = described.root
+    outputs = {}
+    for output in described.outputs:
+        files = sorted(output.iterdir()) if output.is_dir() else [output]
+        for path in files:
+            if path.is_file():
+                outputs[_relative(str(path), root)] = _text(path, root)
+    skipped = _skipped(described.cmake, root)
     paths = [p for p in reached.paths if not _skipped_path(p, skipped)]
-    cached = read_cache_paths(work / "build" / "CMakeCache.txt")
-    found = [p for p in cached if not _skipped_path(p, skipped)]
-    paths += found
-    # A dependency's <dep>_DIR: the config files in it, which the trace does not show.
-    paths += [str(f) for p in found if os.path.isdir(p) for f in sorted(Path(p).glob("*.cmake"))]
+    if described.cmake_cache is not None:
+        cached = read_cache_paths(described.cmake_cache)
+        found = [p for p in cached if not _skipped_path(p, skipped)]
+        paths += found
+        # A dependency's <dep>_DIR: the config files in it, which the trace does not show.
+        paths += [
+            str(f) for p in found if os.path.isdir(p) for f in sorted(Path(p).glob("*.cmake"))
+        ]
     entry = {
         "outcome": {
             "returncode": outcome.returncode,
@@ -248,8 +309,7 @@ def _entry(
             "seconds": outcome.seconds,
             "confinement": outcome.confinement.value,
         },
-        "results": results,
-        "configured": configured,
+        "outputs": outputs,
         "programs": _programs(sorted(reached.programs)),
         "paths": _identities(sorted(set(paths))),
         "searched": _identities(search_dirs()) if reached.searched else {},
@@ -316,7 +376,7 @@ def search_dirs() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _replay(key: str, probe: Path, layout: Layout, root: Path, timeout: float) -> RunOutcome | None:
+def _replay(key: str, described: _Run, timeout: float) -> RunOutcome | None:
     """The kept run under `key` laid out into this run's directory, or None (a miss)."""
     payload = cache.read(_KIND, key)
     if payload is None:
@@ -324,13 +384,13 @@ def _replay(key: str, probe: Path, layout: Layout, root: Path, timeout: float) -
     try:
         entry = json.loads(payload)
         kept = entry["outcome"]
-        results, configured = dict(entry["results"]), dict(entry["configured"])
+        outputs = dict(entry["outputs"])
         programs, paths, searched = entry["programs"], entry["paths"], entry["searched"]
         returncode = kept["returncode"]
         stdout, stderr = str(kept["stdout"]), str(kept["stderr"])
         confinement = Confinement(kept["confinement"])
         seconds = float(kept["seconds"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
     if not isinstance(returncode, int) or seconds > timeout:
         return None  # a run that would not finish within this run's limit is run again
@@ -338,20 +398,11 @@ def _replay(key: str, probe: Path, layout: Layout, root: Path, timeout: float) -
         return None
     if searched and searched != _identities(search_dirs()):
         return None
-    here = str(root)
-    targets = {probe / "results" / str(name): str(text) for name, text in results.items()}
-    targets.update(
-        {
-            Path(str(name).replace(_PLACEHOLDER, here)): str(text)
-            for name, text in configured.items()
-        }
-    )
-    if any(
-        not (path.parent == probe / "results" and not path.name.startswith("."))
-        and not path.is_relative_to(layout.root)
-        for path in targets
-    ):
-        return None  # an entry naming a file outside the run's results or tree is not ours
+    here = str(described.root)
+    targets = {Path(str(name).replace(_PLACEHOLDER, here)): str(t) for name, t in outputs.items()}
+    allowed = [Path(o) for o in described.outputs]
+    if not all(any(p == o or p.parent == o for o in allowed) for p in targets):
+        return None  # an entry naming a file the run does not write is not this run's
     try:
         for path, text in targets.items():
             _write(path, text.replace(_PLACEHOLDER, here))

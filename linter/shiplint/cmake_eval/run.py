@@ -367,14 +367,19 @@ def _detection(
 
 
 def run_script(
-    cmake: CMakeBinary, script: Path, work: Path, timeout: float, confine: Confinement | None = None
+    cmake: CMakeBinary,
+    script: Path,
+    work: Path,
+    timeout: float,
+    confine: Confinement | None = None,
+    extra: tuple[str, ...] = (),
 ) -> RunOutcome:
     """`cmake -P script` in `work`, under the same limits and confinement as a configure
     run (writable only inside `work`): the script includes files of the artifact, which
-    are code like a config."""
+    are code like a config. `extra` arguments come before -P."""
     mode = confinement() if confine is None else confine
     work.mkdir(parents=True, exist_ok=True)
-    return _run([cmake.path, "-P", str(script)], work, timeout, (work, mode))
+    return _run([cmake.path, *extra, "-P", str(script)], work, timeout, (work, mode))
 
 
 def _run(

@@ -31,8 +31,8 @@ from shiplint.cmake_eval.model import (
     VersionFileEvaluation,
     VersionModel,
 )
+from shiplint.cmake_eval.replay import script_kept
 from shiplint.cmake_eval.results import first_error
-from shiplint.cmake_eval.run import run_script
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
@@ -85,12 +85,18 @@ def artifact_version(label: str) -> Version | None:
 
 
 def evaluate_version_files(
-    tree: Tree, listing: Listing, manifest: Manifest, cmakes: Sequence[str], timeout: float
+    tree: Tree,
+    listing: Listing,
+    manifest: Manifest,
+    cmakes: Sequence[str],
+    timeout: float,
+    reuse: bool = True,
 ) -> list[VersionModel]:
-    """Every installed config's version file, evaluated by each CMake."""
+    """Every installed config's version file, evaluated by each CMake (with `reuse`, a
+    run whose inputs were evaluated before is replayed: replay.py)."""
     platform = evaluation_platform(listing, manifest)
     with tempfile.TemporaryDirectory(prefix="shiplint-version-", dir=scratch_dir()) as tmp:
-        return _evaluate_all(tree, listing, manifest, platform, cmakes, timeout, Path(tmp))
+        return _evaluate_all(tree, listing, manifest, platform, cmakes, timeout, Path(tmp), reuse)
 
 
 def _evaluate_all(
@@ -101,6 +107,7 @@ def _evaluate_all(
     cmakes: Sequence[str],
     timeout: float,
     work: Path,
+    reuse: bool,
 ) -> list[VersionModel]:
     models: list[VersionModel] = []
     found: list[tuple[str, Path]] = []
@@ -129,7 +136,16 @@ def _evaluate_all(
 
     def one(index: int, path: str) -> list[VersionModel]:
         return _evaluate(
-            tree, listing, manifest, platform, found, path, version, timeout, work / f"v{index}"
+            tree,
+            listing,
+            manifest,
+            platform,
+            found,
+            path,
+            version,
+            timeout,
+            work / f"v{index}",
+            reuse,
         )
 
     # Each run waits on CMake: the CMakes run side by side, results in the given order.
@@ -149,6 +165,7 @@ def _evaluate(
     version: Version | None,
     timeout: float,
     work: Path,
+    reuse: bool,
 ) -> list[VersionModel]:
     try:
         cmake = identify(path)
@@ -164,13 +181,13 @@ def _evaluate(
         # No version of its own: find_package without a version first, to learn the
         # file's, then the requests made of that.
         learnt = _ask(cmake, manifest, platform, files, {i: ("",) for i in range(len(files))},
-                      timeout, work / "learn")  # fmt: skip
+                      timeout, work / "learn", reuse)  # fmt: skip
         asked = {
             index: ("", *_requests(reported))
             for index in range(len(files))
             if (reported := learnt.reported(index)) is not None
         }
-    answers = _ask(cmake, manifest, platform, files, asked, timeout, work / "ask")
+    answers = _ask(cmake, manifest, platform, files, asked, timeout, work / "ask", reuse)
     out: list[VersionModel] = []
     for index, (member, _) in enumerate(files):
         # The request without a version first, then the two of `_requests`, if any.
@@ -239,6 +256,7 @@ def _ask(
     asked: dict[int, tuple[str, ...]],
     timeout: float,
     work: Path,
+    reuse: bool,
 ) -> _Answers:
     if not asked:
         return _Answers([], None)
@@ -260,7 +278,9 @@ def _ask(
             )
     script = work / "ask.cmake"
     script.write_text("\n".join(lines) + "\n")
-    outcome = run_script(cmake, script, work, timeout)
+    # The run's temporary directory: the laid-out version files and every run's own.
+    root = work.parent.parent
+    outcome = script_kept(cmake, script, work, root, (root / "version",), (out,), timeout, reuse)
     failure = None
     if outcome.timed_out:
         failure = f"did not finish within {timeout:g} s"
