@@ -102,8 +102,6 @@ class _Run:
     inputs: tuple[Path, ...]
     # What it writes that is read after it: files, or directories of files.
     outputs: tuple[Path, ...]
-    # The package's files CMake traces.
-    sources: tuple[Path, ...]
     # Files among the inputs that the run itself writes (a configured .cmake.in).
     products: frozenset[Path] = frozenset()
     # The run's CMakeCache.txt, for what its find_* calls found.
@@ -124,8 +122,6 @@ def configure_kept(
     and kept. Without `reuse`, always run (and the fresh run is kept)."""
     root = work.parent
     products = frozenset(item.output for item in layout.configure)
-    sources = sorted(layout.root.rglob("*.cmake"))
-    sources += [path for path in products if path not in sources]
     described = _Run(
         cmake=cmake,
         root=root,
@@ -137,12 +133,14 @@ def configure_kept(
         ],
         inputs=(layout.root, probe, *{item.template.parent for item in layout.configure}),
         outputs=(probe / "results", *sorted(products)),
-        sources=tuple(sources),
         products=products,
         cmake_cache=work / "build" / "CMakeCache.txt",
     )
 
-    def run(extra: tuple[str, ...]) -> RunOutcome:
+    def run(fifo: Path) -> RunOutcome:
+        # The package's files, and what the run configures from a .cmake.in.
+        sources = sorted({*layout.root.rglob("*.cmake"), *products})
+        extra = tuple(trace_arguments(fifo, sources))
         return configure(
             cmake, probe, work, layout.platform, timeout, languages, writable=root, extra=extra
         )
@@ -162,25 +160,24 @@ def script_kept(
 ) -> RunOutcome:
     """`cmake -P script` (see run.run_script), replayed or run and kept as configure_kept;
     `inputs` are the files it includes, `outputs` what it writes, all inside `root`."""
-    sources = tuple(sorted(p for i in inputs for p in (i.rglob("*.cmake") if i.is_dir() else [i])))
     described = _Run(
         cmake=cmake,
         root=root,
         given=["script", _relative(str(script), root)],
         inputs=(*inputs, script),
         outputs=outputs,
-        sources=sources,
     )
 
-    def run(extra: tuple[str, ...]) -> RunOutcome:
-        return run_script(cmake, script, work, timeout, extra=extra)
+    def run(fifo: Path) -> RunOutcome:
+        sources = sorted(p for i in inputs for p in (i.rglob("*.cmake") if i.is_dir() else [i]))
+        return run_script(cmake, script, work, timeout, extra=tuple(trace_arguments(fifo, sources)))
 
     return _kept(described, run, work, timeout, reuse, lambda: "")
 
 
 def _kept(
     described: _Run,
-    run: Callable[[tuple[str, ...]], RunOutcome],
+    run: Callable[[Path], RunOutcome],
     work: Path,
     timeout: float,
     reuse: bool,
@@ -196,7 +193,7 @@ def _kept(
     work.mkdir(parents=True, exist_ok=True)
     fifo = work / "trace.fifo"
     reader = TraceReader(fifo)
-    outcome = run(tuple(trace_arguments(fifo, list(described.sources))))
+    outcome = run(fifo)  # traced into the FIFO
     reached = reader.finish()
     if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
         return outcome
@@ -240,22 +237,33 @@ def _digest_tree(digest: hashlib._Hash, directory: Path, root: Path, skip: froze
     """Every path under `directory` (a file: itself; named relative to `root`), and each
     file's bytes with the run directory's path made the placeholder."""
     if directory.is_file():
-        _digest_file(digest, str(directory), root)
+        _digest_entry(digest, str(directory), root, os.path.islink(directory))
         return
-    for current, dirs, files in os.walk(directory):
-        dirs.sort()
+    skipped = {str(path) for path in skip}
+    # Thousands of placeholders (a wheel's headers): scandir's entries know their type,
+    # so an empty file costs one lstat and no Path object.
+    pending = [str(directory)]
+    while pending:
+        current = pending.pop()
         digest.update(b"d" + _relative(current, root).encode() + b"\0")
-        for name in sorted(files):
-            path = os.path.join(current, name)
-            if Path(path) not in skip:  # else written by the run itself (a .cmake.in)
-                _digest_file(digest, path, root)
+        with os.scandir(current) as entries:
+            ordered = sorted(entries, key=lambda entry: entry.name)
+        for entry in ordered:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif entry.path not in skipped:  # else written by the run itself (a .cmake.in)
+                symlink = entry.is_symlink()
+                empty = not symlink and entry.stat(follow_symlinks=False).st_size == 0
+                _digest_entry(digest, entry.path, root, symlink, empty)
 
 
-def _digest_file(digest: hashlib._Hash, path: str, root: Path) -> None:
+def _digest_entry(
+    digest: hashlib._Hash, path: str, root: Path, symlink: bool, empty: bool = False
+) -> None:
     digest.update(b"f" + _relative(path, root).encode() + b"\0")
-    if os.path.islink(path):
+    if symlink:
         digest.update(b"l" + os.readlink(path).encode() + b"\0")
-    elif os.path.getsize(path):
+    elif not empty:
         with open(path, "rb") as stream:
             data = stream.read()
         data = data.replace(str(root).encode(), _PLACEHOLDER.encode())
