@@ -13,7 +13,8 @@ text and the laid-out tree (every path; the bytes of each file that has any), wi
 the run's temporary directory replaced by a placeholder; the CMake binary (path,
 size, modification time, inode, version); the platform arguments, languages and the
 kept compiler detection (its entry and content); PATH, the one variable a run
-inherits; the user id and kernel release; shiplint's version and this format.
+inherits; the confinement this system offers; the user id and kernel release;
+shiplint's version and this format.
 
 What the config reaches outside its tree is recorded from CMake's own trace of the
 config's files (trace.py) on the run that is kept, and checked again before a
@@ -29,9 +30,8 @@ trace that was cut, means the config is evaluated again.
 Not covered, so a replay could differ from a run: what a program run by the config
 reads (python3's own modules), the network, files a config reads through a program
 rather than a CMake command, a package installed below a search directory without
-changing it (a new version directory inside an existing package's), CMake's own
-modules edited in place, and the confinement this system offers (kept as the run
-had it). `--no-cache` (or SHIPLINT_NO_CACHE=1) evaluates again; docs/cmake-evaluation.md.
+changing it (a new version directory inside an existing package's), and CMake's
+own modules edited in place. `--no-cache` (or SHIPLINT_NO_CACHE=1) evaluates again; docs/cmake-evaluation.md.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from pathlib import Path
 
 from shiplint import cache
 from shiplint.cmake_eval import compilers
+from shiplint.cmake_eval import run as launch
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.layout import Layout
 from shiplint.cmake_eval.run import (
@@ -222,6 +223,8 @@ def _given(described: _Run) -> bytes:
                 [binary.st_size, binary.st_mtime_ns, binary.st_ino],
                 cmake.version_text,
                 os.environ.get("PATH"),
+                # What keeps the config's writes in (it changes what a config can do).
+                launch.confinement().value,
                 described.given,
             ]
         )
