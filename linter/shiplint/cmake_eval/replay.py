@@ -138,10 +138,10 @@ def configure_kept(
         cmake_cache=work / "build" / "CMakeCache.txt",
     )
 
-    def run(fifo: Path) -> RunOutcome:
+    def run(fifo: Path | None) -> RunOutcome:
         # The package's files, and what the run configures from a .cmake.in.
         sources = sorted({*layout.root.rglob("*.cmake"), *products})
-        extra = tuple(trace_arguments(fifo, sources))
+        extra = tuple(trace_arguments(fifo, sources)) if fifo is not None else ()
         return configure(
             cmake, probe, work, layout.platform, timeout, languages, writable=root, extra=extra
         )
@@ -169,7 +169,9 @@ def script_kept(
         outputs=outputs,
     )
 
-    def run(fifo: Path) -> RunOutcome:
+    def run(fifo: Path | None) -> RunOutcome:
+        if fifo is None:
+            return run_script(cmake, script, work, timeout)
         sources = sorted(p for i in inputs for p in (i.rglob("*.cmake") if i.is_dir() else [i]))
         return run_script(cmake, script, work, timeout, extra=tuple(trace_arguments(fifo, sources)))
 
@@ -178,7 +180,7 @@ def script_kept(
 
 def _kept(
     described: _Run,
-    run: Callable[[Path], RunOutcome],
+    run: Callable[[Path | None], RunOutcome],
     work: Path,
     timeout: float,
     reuse: bool,
@@ -193,7 +195,13 @@ def _kept(
             return replace(replayed, seconds=time.monotonic() - started, reused=True)
     work.mkdir(parents=True, exist_ok=True)
     fifo = work / "trace.fifo"
-    reader = TraceReader(fifo)
+    try:
+        # json-v1 traces: CMake 3.17+ (the probe needs 3.21 and says so itself).
+        reader = TraceReader(fifo) if described.cmake.version >= (3, 17) else None
+    except OSError:
+        reader = None  # no FIFO here: run untraced, and keep nothing
+    if reader is None:
+        return run(None)
     outcome = run(fifo)  # traced into the FIFO
     reached = reader.finish()
     if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
