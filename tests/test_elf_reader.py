@@ -239,3 +239,27 @@ def test_names_that_are_not_utf8_are_kept_as_surrogates(built_libs: dict[str, Pa
     assert isinstance(record, BinaryRecord)
     assert "uses\udcffver" in {s.name for s in record.defined}
     assert record == lief_reader._read_elf(bad, "x.so")
+
+
+def test_names_running_to_a_long_end_go_to_lief(built_libs: dict[str, Path]) -> None:
+    """Every symbol's name moved into a megabyte without a NUL at the file's end: reading
+    them costs the reader more string bytes than the file justifies, so lief (in the
+    worker, under its time limit, in a real run) reads the file instead."""
+    import lief
+
+    path = built_libs["libpkg_comp.so"]
+    original = path.read_bytes()
+    parsed = lief.ELF.parse(str(path))
+    assert parsed is not None
+    dynsym, dynstr = parsed.get_section(".dynsym"), parsed.get_section(".dynstr")
+    assert dynsym is not None and dynstr is not None
+    data = bytearray(original + b"A" * (1 << 20))
+    tail = len(original) - dynstr.offset
+    for index in range(1, dynsym.size // 24):
+        struct.pack_into("<I", data, dynsym.offset + 24 * index, tail + 7 * index)
+    hostile = bytes(data)
+    assert elf_reader.read_elf(hostile, "x.so") is None
+    assert _today(hostile, "x.so") == _through_lief(hostile, "x.so")
+    record = lief_reader.read_binary(hostile, "x.so")
+    assert isinstance(record, BinaryRecord)
+    assert min(len(name) for name in record.undefined) > 1 << 19
