@@ -365,7 +365,9 @@ class _Elf:
 
     # ------------------------------------------------------------ dynamic symbols
 
-    def symbols(self) -> list[_Symbol]:
+    def symbols(self, named: bool = True) -> list[_Symbol]:
+        """The dynamic symbols lief reads; without their names (all "") when not `named`,
+        which the relocated pointers do not need."""
         address = self.first.get(_DT_SYMTAB)
         if address is None:
             return []
@@ -373,18 +375,31 @@ class _Elf:
         if offset is None:
             return []
         count = self._symbol_count()
-        strtab = self.strtab()
+        strtab = self.strtab()  # lief reads no symbol at all without one
+        rows = self.table(offset, count, self.layout.sym)
+        if self.word == 8:
+            fields = [(n, i, o, x, v) for n, i, o, x, v, _ in rows]
+        else:
+            fields = [(n, i, o, x, v) for n, v, _, i, o, x in rows]
+        if not named:
+            return [("", i, o, x, v) for _, i, o, x, v in fields]
+        # The string reads inlined: this is the loop over every symbol of every library.
+        data, size, find = self.data, self.size, self.data.find
+        budget = self._string_budget
         out: list[_Symbol] = []
-        names: dict[int, str] = {}
-        for fields in self.table(offset, count, self.layout.sym):
-            if self.word == 8:
-                st_name, info, other, shndx, value, _ = fields
-            else:
-                st_name, value, _, info, other, shndx = fields
-            name = names.get(st_name)
-            if name is None:
-                name = names[st_name] = self.string(strtab + st_name) if st_name else ""
+        for st_name, info, other, shndx, value in fields:
+            name = ""
+            at = strtab + st_name
+            if st_name and at < size:
+                end = find(b"\0", at)
+                budget -= (end if end >= 0 else size) - at
+                if budget < 0:
+                    raise _Unsure
+                # Without a NUL before the end, lief overwrites the last byte it read.
+                raw = data[at:end] if end >= 0 else data[at : size - 1]
+                name = raw.decode("utf-8", "surrogateescape")
             out.append((name, info, other, shndx, value))
+        self._string_budget = budget
         return out
 
     def _symbol_count(self) -> int:
@@ -678,7 +693,7 @@ class _Relocation:
 def _pointers(elf: _Elf) -> RelocatedPointers:
     if any(tag in _DT_ANDROID_PACKED for tag, _ in elf.dynamic):
         raise _Unsure
-    symbols = elf.symbols()
+    symbols = elf.symbols(named=False)
     regions = _regions(elf)
     relocations = list(_dynamic_relocations(elf))
     # Each relocation (and its target) is looked up among the regions one by one.
