@@ -1,5 +1,8 @@
 """The struct ELF reader gives exactly lief's record and pointers, or hands the file to lief.
 
+lief 1.0 is the reference: on corrupted copies older releases answer otherwise (0.15
+raises on relocation types it cannot name), and the reader follows 1.0.
+
 Compared against lief_reader's lief path itself (`_read_elf`, `_elf_pointers`), on every
 ELF member of every real wheel in the test material, on the libraries the suite compiles,
 and on copies of them cut short, corrupted or given hostile counts.
