@@ -71,3 +71,30 @@ def test_a_replayed_evaluation_reports_what_a_fresh_one_does(
     monkeypatch.setenv("SHIPLINT_NO_CACHE", "1")
     _, said = _report(example, given, tmp_path / "env.json", capsys)
     assert said.count("): evaluated") == runs and "reused" not in said
+
+
+def _entries(home: Path) -> dict[str, int]:
+    """Each kept run's file and inode: a run that evaluates writes its entry anew."""
+    return {p.name: p.stat().st_ino for p in (home / "shiplint" / "cmake-evaluations").iterdir()}
+
+
+def test_diff_replays_and_its_no_cache_evaluates_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "user-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
+    given = str(wheel("1.5.1", "manylinux_2_28_x86_64"))
+    command = [
+        "diff", "--manifest", str(example_manifest("executorch")),
+        "--cmake", str(cmake(NEW_CMAKE_VERSION)),
+        "--output", str(tmp_path / "diff.txt"), given, given,
+    ]  # fmt: skip
+    assert main(command) == 0
+    kept = _entries(home)
+    assert kept
+    assert main(command) == 0
+    assert _entries(home) == kept  # replayed: nothing written again
+    assert main([command[0], "--no-cache", *command[1:]]) == 0
+    again = _entries(home)
+    assert again.keys() == kept.keys() and all(again[k] != kept[k] for k in kept)
