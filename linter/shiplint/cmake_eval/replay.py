@@ -92,7 +92,7 @@ _SYSTEM_PREFIXES = ("/usr/local", "/usr", "/", "/opt")
 
 @dataclass(frozen=True)
 class _Run:
-    """One CMake run as the cache sees it: what decides it, what it leaves, what it traces."""
+    """One CMake run as the cache sees it: what decides it and what it leaves."""
 
     cmake: CMakeBinary
     # The run's temporary directory: its path is a placeholder in keys and entries.
@@ -231,7 +231,8 @@ def _given(described: _Run) -> bytes:
                 [binary.st_size, binary.st_mtime_ns, binary.st_ino],
                 cmake.version_text,
                 os.environ.get("PATH"),
-                # What keeps the config's writes in (it changes what a config can do).
+                # What keeps the config's writes in (it changes what a config can do),
+                # asked through the module as the run itself asks it.
                 launch.confinement().value,
                 described.given,
             ]
