@@ -80,7 +80,7 @@ def _decode(raw: Any) -> Any:
         cls = _CLASSES[raw[0]]
         values = raw[1:]
         if len(values) != len(_FIELDS[cls]):
-            raise ValueError(f"{cls.__name__} with {len(values)} fields")
+            raise ValueError(f"a stored {cls.__name__} of another shape")
         return cls(*map(_decode, values))
     if kind is list:
         return tuple(map(_decode, raw))
