@@ -194,6 +194,14 @@ def test_a_failure_is_an_answer_too(tmp_path: Path) -> None:
     assert not still_answered(files.answers)
 
 
+def test_a_path_that_became_a_symlink_loop_is_no_longer_answered(tmp_path: Path) -> None:
+    files = FileQueries()
+    files.resolve(tmp_path / "a")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert not still_answered(files.answers)
+
+
 # -- what decides the model -----------------------------------------------------------
 
 _WALK_IMPORTS = """

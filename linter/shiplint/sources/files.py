@@ -114,6 +114,8 @@ def _ask(asking: FileQueries, kind: str, name: str, pattern: str) -> None:
         # Another kind is a question this code does not ask: no answer, never the same.
     except (OSError, Refused, UnicodeDecodeError):
         pass  # the failure is the answer, kept like any other
+    except RuntimeError:
+        pass  # a symlink loop where a path resolved before (Path.resolve): no answer
 
 
 def _digest(data: bytes) -> str:
