@@ -161,3 +161,52 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path: Path) -> None:
     assert all(seen in payloads for run in results for seen in run)
     # Every temporary file was renamed into place or removed.
     assert [p.name for p in (tmp_path / "shiplint" / "race").iterdir()] == ["entry"]
+
+
+_CHECK = """
+import sys
+from shiplint.cli import main
+# An empty root: the manifest is loaded (validated or not), then its config source is
+# missing there, a usage error: enough to see whether the manifest was validated.
+code = main(["check", *sys.argv[3:], "--root", sys.argv[2], "--manifest", sys.argv[1]])
+print(code, "jsonschema" in sys.modules)
+"""
+
+
+def _check_in_child(manifest: Path, cache_home: Path, *options: str) -> list[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "SHIPLINT_NO_CACHE": ""}
+    result = subprocess.run(
+        [sys.executable, "-c", _CHECK, str(manifest), str(cache_home.parent), *options],
+        capture_output=True, text=True, timeout=60, check=False, env=env, cwd=REPO,
+    )  # fmt: skip
+    return result.stdout.split()
+
+
+def test_no_cache_reuses_nothing_kept_and_still_keeps(manifest: Path, tmp_path: Path) -> None:
+    home = tmp_path / "cache"
+    first = _check_in_child(manifest, home)
+    assert first[1] == "True"  # validated, then kept
+    assert _check_in_child(manifest, home)[1] == "False"
+    # --no-cache: the kept answer is not read; the run validates again, and keeps.
+    refused = _check_in_child(manifest, home, "--no-cache")
+    assert refused == ["2", "True"] == first
+    assert len(_entries(home)) == 1
+    assert _check_in_child(manifest, home)[1] == "False"
+
+
+def test_refusing_reuse_lasts_for_its_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
+    cache.write("kind", "entry", b"payload")
+    with pytest.raises(RuntimeError), cache.refusing_reuse():
+        assert cache.read("kind", "entry") is None
+        cache.write("kind", "other", b"kept anyway")
+        raise RuntimeError
+    assert cache.read("kind", "entry") == b"payload"
+    assert cache.read("kind", "other") == b"kept anyway"
+    with cache.refusing_reuse(False):
+        assert cache.read("kind", "entry") == b"payload"
+    monkeypatch.setenv("SHIPLINT_NO_CACHE", "1")
+    assert cache.read("kind", "entry") is None

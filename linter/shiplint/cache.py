@@ -9,6 +9,9 @@ reader sees the whole old file or the whole new one. Each entry carries a digest
 of its payload; one that does not match (truncated, edited, from another
 format) is ignored, never trusted. A cache that cannot be read or written (a
 read-only home) only costs the time it would have saved.
+
+`--no-cache` (and SHIPLINT_NO_CACHE=1) makes a run reuse nothing kept: every read
+misses, whatever kind of answer it asks for, and what the run finds is stored anew.
 """
 
 from __future__ import annotations
@@ -18,11 +21,15 @@ import functools
 import hashlib
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from shiplint import __version__
 
 _MAGIC = b"shiplint-cache 1\n"
+# Set for the length of a --no-cache run. A process-wide flag rather than a context
+# variable: the run's evaluation threads read the cache too.
+_reuse_refused = False
 _DIGEST = 32  # bytes of sha256
 
 
@@ -64,8 +71,28 @@ def installed(package: str, pattern: str = "*") -> bytes:
     return b"\0".join(parts)
 
 
+def reuse_allowed() -> bool:
+    """Whether kept entries may be read: not within `refusing_reuse`, nor with SHIPLINT_NO_CACHE=1."""
+    return not _reuse_refused and os.environ.get("SHIPLINT_NO_CACHE", "") in ("", "0")
+
+
+@contextlib.contextmanager
+def refusing_reuse(refuse: bool = True) -> Iterator[None]:
+    """Within this block (when `refuse`), every read misses; writes still store."""
+    global _reuse_refused
+    before = _reuse_refused
+    _reuse_refused = before or refuse
+    try:
+        yield
+    finally:
+        _reuse_refused = before
+
+
 def read(kind: str, name: str) -> bytes | None:
-    """The payload stored under `kind`/`name`, or None when absent, unreadable or corrupt."""
+    """The payload stored under `kind`/`name`, or None when absent, unreadable or corrupt
+    (and always None when reuse is refused)."""
+    if not reuse_allowed():
+        return None
     try:
         data = (cache_dir() / kind / name).read_bytes()
     except OSError:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shiplint import __version__
+from shiplint import __version__, cache
 from shiplint.diagnostics import FAIL_ON_CHOICES, Location, Severity, parse_fail_on
 from shiplint.interrupt import Interrupted, interruptible
 from shiplint.manifest.errors import InputError, Problem
@@ -132,7 +132,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-cache",
         action="store_true",
-        help="evaluate configs again instead of replaying a kept evaluation "
+        help="reuse nothing kept in the user cache (config evaluations, the sources model, "
+        "answers about the tools); results are still kept "
         "(also SHIPLINT_NO_CACHE=1)",
     )
     check.add_argument(
@@ -166,7 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument(
         "--no-cache",
         action="store_true",
-        help="evaluate configs again instead of replaying a kept evaluation "
+        help="reuse nothing kept in the user cache (config evaluations, the sources model, "
+        "answers about the tools); results are still kept "
         "(also SHIPLINT_NO_CACHE=1)",
     )
     diff.add_argument("--format", default="text", help="text, json, markdown or mermaid")
@@ -203,7 +205,8 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--no-cache",
         action="store_true",
-        help="evaluate configs again instead of replaying a kept evaluation "
+        help="reuse nothing kept in the user cache (config evaluations, the sources model, "
+        "answers about the tools); results are still kept "
         "(also SHIPLINT_NO_CACHE=1)",
     )
     init.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
@@ -231,7 +234,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        with interruptible():
+        # --no-cache: nothing kept is reused (evaluations, the sources model, answers
+        # about the tools); what the run finds is still kept for the next one.
+        with interruptible(), cache.refusing_reuse(getattr(args, "no_cache", False)):
             return _command(args)
     except Interrupted as exc:
         print(f"shiplint: interrupted ({exc})", file=sys.stderr)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from shiplint import cache
 from shiplint.selection import ALL, Selection
 
 # Default limits, in seconds, of one CMake run: an untrusted config that loops or sleeps
@@ -72,4 +73,4 @@ QUIET = Progress(enabled=False)
 
 def cache_allowed(no_cache: bool = False) -> bool:
     """Whether kept evaluations may be replayed: not with --no-cache, nor SHIPLINT_NO_CACHE=1."""
-    return not no_cache and os.environ.get("SHIPLINT_NO_CACHE", "") in ("", "0")
+    return not no_cache and cache.reuse_allowed()
