@@ -215,11 +215,13 @@ print(json.dumps(sorted(m.__file__ for n, m in sys.modules.items()
 
 
 def test_the_key_holds_the_code_of_every_module_the_walk_runs() -> None:
+    package = Path(model_cache.__file__).resolve().parent.parent
+    # The child imports the shiplint this test imported (the checkout's or an installed one).
+    env = {**os.environ, "PYTHONPATH": str(package.parent)}
     result = subprocess.run(
         [sys.executable, "-c", _WALK_IMPORTS],
-        cwd=REPO, capture_output=True, text=True, timeout=60, check=True,
+        cwd=REPO, capture_output=True, text=True, timeout=60, check=True, env=env,
     )  # fmt: skip
-    package = Path(model_cache.__file__).resolve().parent.parent
     covered = {path.resolve() for path in model_cache._code_files()}
     ran = {Path(name).resolve() for name in json.loads(result.stdout)}
     # The package's __init__ holds the version, which every cache key holds already; the
