@@ -34,7 +34,7 @@ from shiplint.artifacts.kinds import ArtifactError as ArtifactError
 from shiplint.artifacts.kinds import ArtifactKind as ArtifactKind
 from shiplint.artifacts.kinds import MemberError as MemberError
 from shiplint.artifacts.kinds import Rejected as Rejected
-from shiplint.artifacts.paths import join_within
+from shiplint.artifacts.paths import join_within, parent_directories
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, platform_from_wheel_tag
 
@@ -133,8 +133,7 @@ def printable(raw: str) -> str:
 
 def _collisions(files: set[str]) -> set[str]:
     """Names that are a file and, in another member's path, a directory too."""
-    directories = {name[:i] for name in files for i, c in enumerate(name) if c == "/"}
-    return files & directories
+    return files & parent_directories(files)
 
 
 def _resolve_link(member: str, target: str) -> str | None:

@@ -10,6 +10,7 @@ import functools
 from dataclasses import dataclass
 
 from shiplint.artifacts.kinds import ArtifactKind, Rejected
+from shiplint.artifacts.paths import parent_directories
 from shiplint.artifacts.placement import LibraryFile
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
@@ -81,12 +82,7 @@ class Listing:
     @functools.cached_property
     def directories(self) -> frozenset[str]:
         """Every directory that holds at least one member ("" is the root)."""
-        found: set[str] = {""}
-        for member in self.members:
-            parts = member.split("/")[:-1]
-            for depth in range(1, len(parts) + 1):
-                found.add("/".join(parts[:depth]))
-        return frozenset(found)
+        return frozenset({"", *parent_directories(self.members)})
 
     def shipped(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """Each placed library the artifact ships, with every member that is it."""
