@@ -6,10 +6,13 @@ module holds the result and the address arithmetic over the image.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
 
 # A pointed-to string longer than this is no operator name or kernel key.
 _MAX_POINTED_STRING = 512
+_PRINTABLE = bytes(range(0x20, 0x7F))
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,19 @@ class Image:
 
     def __init__(self, regions: list[Region]) -> None:
         self._regions = sorted((r for r in regions if r.size), key=lambda r: r.start)
+        self._starts = [r.start for r in self._regions]
+        # A library's operator tables point at thousands of targets: a binary search finds
+        # each one's region, which is the first that holds it only when none overlap.
+        self._disjoint = all(a.start + a.size <= b.start for a, b in pairwise(self._regions))
 
     def _find(self, address: int) -> Region | None:
+        if self._disjoint:
+            index = bisect_right(self._starts, address) - 1
+            if index >= 0:
+                region = self._regions[index]
+                if address < region.start + region.size:
+                    return region
+            return None
         for region in self._regions:
             if region.start <= address < region.start + region.size:
                 return region
@@ -68,24 +82,36 @@ class Image:
         return int.from_bytes(region.data[offset : offset + size].ljust(size, b"\0"), "little")
 
     def string(self, address: int) -> str | None:
-        # The NUL-terminated string AT the address, which may be the tail of a
-        # longer literal: exactly what the runtime reads through the pointer.
         region = self._find(address)
-        if region is None:
-            return None
-        offset = address - region.start
-        end = region.data.find(b"\0", offset, offset + _MAX_POINTED_STRING)
-        raw = region.data[offset:end] if end >= 0 else b""
-        if not raw or not all(0x20 <= c < 0x7F for c in raw):
-            return None
-        return raw.decode("ascii")
+        return None if region is None else _string_at(region, address)
 
     def executable(self, address: int) -> bool:
         region = self._find(address)
         return region is not None and region.executable
 
     def pointers(self, word_size: int, slots: dict[int, int]) -> RelocatedPointers:
-        targets = set(slots.values())
-        strings = tuple(sorted((t, s) for t in targets if (s := self.string(t)) is not None))
-        code = frozenset(t for t in targets if self.executable(t))
-        return RelocatedPointers(word_size, tuple(sorted(slots.items())), strings, code)
+        strings: list[tuple[int, str]] = []
+        code: set[int] = set()
+        for target in set(slots.values()):
+            region = self._find(target)
+            if region is None:
+                continue
+            if (text := _string_at(region, target)) is not None:
+                strings.append((target, text))
+            if region.executable:
+                code.add(target)
+        return RelocatedPointers(
+            word_size, tuple(sorted(slots.items())), tuple(sorted(strings)), frozenset(code)
+        )
+
+
+def _string_at(region: Region, address: int) -> str | None:
+    # The NUL-terminated string AT the address, which may be the tail of a
+    # longer literal: exactly what the runtime reads through the pointer.
+    offset = address - region.start
+    end = region.data.find(b"\0", offset, offset + _MAX_POINTED_STRING)
+    raw = region.data[offset:end] if end >= 0 else b""
+    # Deleting every printable ASCII byte leaves nothing only when all of them are.
+    if not raw or raw.translate(None, _PRINTABLE):
+        return None
+    return raw.decode("ascii")
