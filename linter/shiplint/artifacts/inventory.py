@@ -10,9 +10,11 @@ ones and check their linkage). Not read: Python files, data, configs.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
+from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.import_library import import_libraries
 from shiplint.artifacts.linkage import link_graph
@@ -21,7 +23,6 @@ from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.model import Inventory, Unreadable
 from shiplint.artifacts.placement import is_shared_object_name, place_libraries
 from shiplint.artifacts.platform import artifact_platform
-from shiplint.artifacts.prefetch import Unread, prefetched
 from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.tree import Tree
@@ -63,14 +64,16 @@ def read_inventory(
         """The bytes of every binary to read, each member once; unreadable ones noted."""
         wanted = [m for m in listing.members if is_shared_object_name(m)]
         wanted += [p.member for p in listing.libraries if p.member is not None]
-        for read in prefetched(tree, dict.fromkeys(wanted)):
-            if isinstance(read, Unread):
-                unreadable[read.name] = Unreadable(read.name, read.reason)
+        for member in dict.fromkeys(wanted):
+            try:
+                data = tree.read(member)
+            except MemberError as exc:
+                unreadable[member] = Unreadable(member, exc.reason)
                 continue
-            digests[read.name] = read.digest
-            yield read.name, read.data
+            digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+            yield member, data
 
-    # The reader parses one member while a thread inflates the next ones.
+    # The reader parses one member while this process decompresses the next.
     for member, result in reader.binaries(staged()):
         if isinstance(result, BinaryError):
             unreadable[member] = Unreadable(member, result.reason)
