@@ -210,3 +210,18 @@ def test_refusing_reuse_lasts_for_its_block(
         assert cache.read("kind", "entry") == b"payload"
     monkeypatch.setenv("SHIPLINT_NO_CACHE", "1")
     assert cache.read("kind", "entry") is None
+
+
+def test_a_run_refusing_reuse_reads_what_it_wrote_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
+    cache.write("kind", "before", b"old")
+    with cache.refusing_reuse():
+        cache.write("kind", "now", b"this run's")
+        assert cache.read("kind", "now") == b"this run's"
+        assert cache.read("kind", "before") is None
+    # A later refusing run did not write it: the entry is as old to it as any other.
+    with cache.refusing_reuse():
+        assert cache.read("kind", "now") is None

@@ -10,8 +10,10 @@ of its payload; one that does not match (truncated, edited, from another
 format) is ignored, never trusted. A cache that cannot be read or written (a
 read-only home) only costs the time it would have saved.
 
-`--no-cache` (and SHIPLINT_NO_CACHE=1) makes a run reuse nothing kept: every read
-misses, whatever kind of answer it asks for, and what the run finds is stored anew.
+`--no-cache` (and SHIPLINT_NO_CACHE=1) makes a run reuse nothing kept before it: a
+read misses, whatever kind of answer it asks for, unless the run itself wrote the
+entry (a compiler detection it just made, which its evaluations are keyed by); what
+the run finds is stored anew.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ _MAGIC = b"shiplint-cache 1\n"
 # Set for the length of a --no-cache run. A process-wide flag rather than a context
 # variable: the run's evaluation threads read the cache too.
 _reuse_refused = False
+# The entries written while reuse is refused: the run's own answers, which it may read.
+_written_now: set[Path] = set()
 _DIGEST = 32  # bytes of sha256
 
 
@@ -78,7 +82,8 @@ def reuse_allowed() -> bool:
 
 @contextlib.contextmanager
 def refusing_reuse(refuse: bool = True) -> Iterator[None]:
-    """Within this block (when `refuse`), every read misses; writes still store."""
+    """Within this block (when `refuse`), a read of an entry not written in the block
+    misses; writes still store."""
     global _reuse_refused
     before = _reuse_refused
     _reuse_refused = before or refuse
@@ -86,15 +91,18 @@ def refusing_reuse(refuse: bool = True) -> Iterator[None]:
         yield
     finally:
         _reuse_refused = before
+        if not before:
+            _written_now.clear()
 
 
 def read(kind: str, name: str) -> bytes | None:
     """The payload stored under `kind`/`name`, or None when absent, unreadable or corrupt
-    (and always None when reuse is refused)."""
-    if not reuse_allowed():
+    (and None when reuse is refused, unless this run wrote it)."""
+    path = cache_dir() / kind / name
+    if not reuse_allowed() and path not in _written_now:
         return None
     try:
-        data = (cache_dir() / kind / name).read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
     head = len(_MAGIC) + _DIGEST
@@ -116,6 +124,8 @@ def write(kind: str, name: str, payload: bytes) -> None:
         with open(temporary, "xb") as stream:
             stream.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(temporary, directory / name)
+        if not reuse_allowed():
+            _written_now.add(directory / name)
     except OSError:
         with contextlib.suppress(OSError):
             temporary.unlink()
