@@ -64,13 +64,18 @@ def read_inventory(
         """The bytes of every binary to read, each member once; unreadable ones noted."""
         wanted = [m for m in listing.members if is_shared_object_name(m)]
         wanted += [p.member for p in listing.libraries if p.member is not None]
-        for member in dict.fromkeys(wanted):
+        members = list(dict.fromkeys(wanted))
+        # Only a member with a version sibling can be a copy of one: the others' bytes
+        # (most of a wheel's) are not hashed.
+        siblings = _with_siblings(members)
+        for member in members:
             try:
                 data = tree.read(member)
             except MemberError as exc:
                 unreadable[member] = Unreadable(member, exc.reason)
                 continue
-            digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+            if member in siblings:
+                digests[member] = hashlib.blake2b(data, digest_size=16).digest()
             yield member, data
 
     # The reader parses one member while this process decompresses the next.
@@ -98,6 +103,20 @@ def read_inventory(
     )
 
 
+def _sibling_key(member: str) -> tuple[str, str]:
+    """The directory and stem `_copies` groups a member by."""
+    directory, _, name = member.rpartition("/")
+    return directory, _stem(name)
+
+
+def _with_siblings(members: list[str]) -> set[str]:
+    """The members that share their directory and stem with another one."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for member in members:
+        groups.setdefault(_sibling_key(member), []).append(member)
+    return {m for group in groups.values() if len(group) > 1 for m in group}
+
+
 def _stem(name: str) -> str:
     """`libx` of `libx.so`, `libx.so.12`, `libx.12.dylib`: the name before its versions."""
     base = name.split(".so", 1)[0] if ".so" in name else name.rsplit(".", 1)[0]
@@ -116,8 +135,7 @@ def _copies(
     for member, digest in digests.items():
         if member not in records:
             continue
-        directory, _, name = member.rpartition("/")
-        groups.setdefault((directory, _stem(name), digest), []).append(member)
+        groups.setdefault((*_sibling_key(member), digest), []).append(member)
     out: list[tuple[str, str]] = []
     for group in groups.values():
         if len(group) < 2:
