@@ -277,3 +277,18 @@ def test_members_are_inflated_once_within_the_cache_bound(
         with pytest.raises(AssertionError, match=r"big\.so inflated again"):
             tree.read("pkg/big.so")  # over the bound: read again, not kept
     assert big == b"b" * 5000
+
+
+def test_a_name_with_one_overlong_component_is_refused_and_a_long_path_is_not(
+    tmp_path: Path,
+) -> None:
+    from shiplint.artifacts.archive import MAX_COMPONENT_BYTES
+
+    # Multi-byte characters: the limit is on encoded bytes, not characters.
+    overlong = "pkg/" + "é" * (MAX_COMPONENT_BYTES // 2 + 1) + ".so"
+    long_path = "/".join(["d" * 200] * 3) + "/libx.so"  # longer than one component may be
+    path = _zip(tmp_path / "names.zip", {overlong: b"1", long_path: b"2"})
+    with open_artifact(path) as tree:
+        assert tree.names() == (long_path,)
+        (rejected,) = tree.rejected
+        assert f"component longer than {MAX_COMPONENT_BYTES} bytes" in rejected.reason

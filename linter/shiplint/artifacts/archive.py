@@ -85,13 +85,12 @@ def normalise_member(raw: str) -> str | None:
     text = raw.replace("\\", "/")
     if text.startswith("/") or (len(text) >= 2 and text[1] == ":"):
         return None
-    parts: list[str] = []
-    for part in text.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            return None
-        parts.append(part)
+    parts = text.split("/")
+    if ".." in parts:
+        return None
+    # Most names are already normal: the list is searched, not rebuilt, for them.
+    if "" in parts or "." in parts:
+        parts = [part for part in parts if part not in ("", ".")]
     return "/".join(parts) if parts else None
 
 
@@ -114,7 +113,10 @@ def name_problem(name: str) -> str | None:
     parts = name.split("/")
     if len(parts) > MAX_DEPTH:
         return f"nested deeper than {MAX_DEPTH} directories"
-    if any(len(p.encode()) > MAX_COMPONENT_BYTES for p in parts):
+    # No component is longer than the whole name: most names need no look at each part.
+    if len(name.encode()) > MAX_COMPONENT_BYTES and any(
+        len(p.encode()) > MAX_COMPONENT_BYTES for p in parts
+    ):
         return f"a path component longer than {MAX_COMPONENT_BYTES} bytes"
     return None
 
