@@ -61,9 +61,9 @@ def _run(
 ) -> ConfigEvaluation:
     tree = open_artifact(package)
     listing = listing_as(tree, STAMPED, LINUX)
-    models = evaluate_artifact(
-        tree, listing, STAMPED, [binary or str(cmake(version))], 60.0, reuse=reuse
-    )
+    # reuse=False: as a --no-cache run, nothing kept before is read.
+    with cache.refusing_reuse(not reuse):
+        models = evaluate_artifact(tree, listing, STAMPED, [binary or str(cmake(version))], 60.0)
     (evaluation,) = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert (evaluation.failure is not None) is fails, evaluation.failure
     return evaluation
@@ -233,9 +233,10 @@ VERSION_FILE = (
 def _version_stamp(package: Path, reuse: bool = True) -> str | None:
     tree = open_artifact(package)
     listing = listing_as(tree, STAMPED, LINUX)
-    models = evaluate_version_files(
-        tree, listing, STAMPED, [str(cmake(NEW_CMAKE_VERSION))], 60.0, reuse
-    )
+    with cache.refusing_reuse(not reuse):
+        models = evaluate_version_files(
+            tree, listing, STAMPED, [str(cmake(NEW_CMAKE_VERSION))], 60.0
+        )
     (evaluation,) = [m for m in models if isinstance(m, VersionFileEvaluation)]
     return evaluation.reported
 

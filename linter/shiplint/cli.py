@@ -331,7 +331,7 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     from shiplint.codes import rule_codes, unknown_patterns
     from shiplint.config import load_config
     from shiplint.registry import rules_for
-    from shiplint.request import Progress, RunRequest, cache_allowed
+    from shiplint.request import Progress, RunRequest
     from shiplint.selection import Selection
 
     config = load_config(root)
@@ -357,7 +357,6 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
         header_probe=args.header_probe or config.header_probe,
         cmake_timeout=config.cmake_timeout,
         selection=Selection(select, ignore),
-        reuse_evaluations=cache_allowed(args.no_cache),
     )
     run = plan(request, rules_for(request), request.selection)
     progress = Progress(enabled=True if args.verbose else None)
@@ -438,7 +437,7 @@ def _diff(args: argparse.Namespace) -> int:
     from shiplint.diff.read import NO_MANIFEST, read_side
     from shiplint.diff.render import FORMATS, PICTURED, render
     from shiplint.manifest.load import load_manifest
-    from shiplint.request import Progress, cache_allowed
+    from shiplint.request import Progress
 
     if args.format not in FORMATS:
         return _usage_error(f"unknown --format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -453,12 +452,11 @@ def _diff(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     manifest = load_manifest(args.manifest) if args.manifest else NO_MANIFEST
     progress = Progress()
-    reuse = cache_allowed(args.no_cache)
     # One worker for both sides: lief is imported once.
     with WorkerReader(expect_lief=lief_expected((*old, *new))) as reader:
         try:
-            before = read_side(old, manifest, cmakes, reader, progress, reuse=reuse)
-            after = read_side(new, manifest, cmakes, reader, progress, reuse=reuse)
+            before = read_side(old, manifest, cmakes, reader, progress)
+            after = read_side(new, manifest, cmakes, reader, progress)
         except ArtifactError as exc:
             return _usage_error(str(exc))
     for given, side in ((args.old, before), (args.new, after)):
@@ -483,7 +481,7 @@ def _init(args: argparse.Namespace) -> int:
     from shiplint.artifacts.worker import WorkerReader, lief_expected
     from shiplint.config import load_config
     from shiplint.init.command import InitError, run_init
-    from shiplint.request import Progress, cache_allowed
+    from shiplint.request import Progress
 
     output: Path = args.output
     to_stdout = str(output) == "-"
@@ -505,9 +503,7 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
     with WorkerReader(expect_lief=lief_expected(artifacts)) as reader:
         try:
-            result = run_init(
-                artifacts, cmakes, args.root, reader, Progress(), reuse=cache_allowed(args.no_cache)
-            )
+            result = run_init(artifacts, cmakes, args.root, reader, Progress())
         except (ArtifactError, InitError) as exc:
             return _usage_error(str(exc))
     for line in result.disagreements:

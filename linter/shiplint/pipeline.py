@@ -108,7 +108,6 @@ def _config_source_models(
         request.cmake,
         request.evaluation_timeout,
         project,
-        request.reuse_evaluations,
     )
     _say_reused(models, progress)
     return models
@@ -231,7 +230,6 @@ def _config_artifact_models(
         manifest,
         request.cmake,
         request.evaluation_timeout,
-        request.reuse_evaluations,
     )
     _say_reused(models, progress)
     return models
@@ -265,7 +263,6 @@ def _version_file_models(
         manifest,
         request.cmake,
         request.evaluation_timeout,
-        request.reuse_evaluations,
     )
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from shiplint import cache
 from shiplint.selection import ALL, Selection
 
 # Default limits, in seconds, of one CMake run: an untrusted config that loops or sleeps
@@ -32,9 +31,6 @@ class RunRequest:
     # The rules that will run: an area none of whose rules run is not built at all
     # (`shiplint.areas.plan`).
     selection: Selection = ALL
-    # Replay a config evaluation kept in the user cache when its inputs are unchanged
-    # (False: --no-cache, SHIPLINT_NO_CACHE=1).
-    reuse_evaluations: bool = True
 
     @property
     def evaluation_timeout(self) -> float:
@@ -69,8 +65,3 @@ class Progress:
 
 
 QUIET = Progress(enabled=False)
-
-
-def cache_allowed(no_cache: bool = False) -> bool:
-    """Whether kept evaluations may be replayed: not with --no-cache, nor SHIPLINT_NO_CACHE=1."""
-    return not no_cache and cache.reuse_allowed()

@@ -118,20 +118,17 @@ def evaluate_artifact(
     manifest: Manifest,
     cmakes: Sequence[str],
     timeout: float,
-    reuse: bool = True,
 ) -> list[ConfigModel]:
     """Each CMake package of the manifest installed in the artifact, evaluated on its own
-    (the main one as the manifest describes it, then each of cmake.other_packages). With
-    `reuse`, a run whose inputs were evaluated before is replayed (replay.py)."""
+    (the main one as the manifest describes it, then each of cmake.other_packages). A run
+    whose inputs were evaluated before is replayed (replay.py)."""
     if not manifest.cmake.other_packages:
-        return _evaluate_package(tree, listing, manifest, cmakes, timeout, reuse)
+        return _evaluate_package(tree, listing, manifest, cmakes, timeout)
     models: list[ConfigModel] = []
     for package in manifest.cmake_packages:
         scoped = manifest.for_package(package)
         configs = installed_configs(scoped, listing.members)
-        found = _evaluate_package(
-            tree, replace(listing, configs=configs), scoped, cmakes, timeout, reuse
-        )
+        found = _evaluate_package(tree, replace(listing, configs=configs), scoped, cmakes, timeout)
         models.extend(replace(model, cmake_package=package) for model in found)
     return models
 
@@ -142,7 +139,6 @@ def _evaluate_package(
     manifest: Manifest,
     cmakes: Sequence[str],
     timeout: float,
-    reuse: bool,
 ) -> list[ConfigModel]:
     platform = evaluation_platform(listing, manifest)
     member = listing.config
@@ -158,7 +154,7 @@ def _evaluate_package(
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
-        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work, reuse)
+        evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
     return [
         *evaluations,
         *compare_routes(manifest, evaluations),
@@ -172,7 +168,6 @@ def evaluate_source(
     cmakes: Sequence[str],
     timeout: float,
     project: CMakeProject | None = None,
-    reuse: bool = True,
 ) -> list[ConfigModel]:
     """The config source, per manifest platform. With the sources walk's `project`, the
     tree also holds the export files its install(EXPORT) declarations would install."""
@@ -186,7 +181,7 @@ def evaluate_source(
                 config_dir = manifest.cmake.installed_config_dirs[0]
                 write_exports(plan_exports(project, manifest, platform, config_dir), layout.root)
             what = _Input(Mode.SOURCE, "source", platform, config, ())
-            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work, reuse)
+            evaluations = _evaluate_all(layout, what, manifest, cmakes, timeout, work)
         models.extend(evaluations)
         models.extend(compare_routes(manifest, evaluations))
         models.extend(route_coverage(manifest, evaluations))
@@ -200,7 +195,6 @@ def _evaluate_all(
     cmakes: Sequence[str],
     timeout: float,
     work: Path,
-    reuse: bool,
 ) -> list[ConfigEvaluation]:
     if isinstance(layout, Layout):
         what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
@@ -226,7 +220,7 @@ def _evaluate_all(
         if isinstance(layout, Failure):
             return _failed(what, path, cmake.version_text, route_name, layout)
         return evaluate_once(
-            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}", reuse
+            layout, manifest, cmake, path, route_name, timeout, work / f"run{index}"
         )
 
     # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
@@ -279,9 +273,8 @@ def evaluate_once(
     route: str | None,
     timeout: float,
     work: Path,
-    reuse: bool = True,
 ) -> ConfigEvaluation:
-    """One configure run of the probe against `layout` (or its replay, with `reuse`),
+    """One configure run of the probe against `layout` (or its replay),
     read back into a model."""
     shipped = {c for lib in layout.shipped for c in lib.components}
     spell = manifest.request_name
@@ -316,7 +309,7 @@ def evaluate_once(
     )
     # Writable: the evaluation's whole directory (this run's and the laid-out tree, where
     # the probe configures a .cmake.in source), nothing else.
-    outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages, reuse)
+    outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages)
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package

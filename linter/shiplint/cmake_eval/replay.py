@@ -116,11 +116,11 @@ def configure_kept(
     work: Path,
     timeout: float,
     languages: tuple[str, ...],
-    reuse: bool = True,
 ) -> RunOutcome:
     """The probe's configure run (see run.configure): replayed when an entry for the same
     inputs is kept and what the config reached is unchanged; else run under CMake's trace
-    and kept. Without `reuse`, always run (and the fresh run is kept)."""
+    and kept. A run refusing reuse (`cache.refusing_reuse`: --no-cache) finds no kept
+    entry it did not write itself, so it runs, and keeps the fresh run."""
     root = work.parent
     products = frozenset(item.output for item in layout.configure)
     described = _Run(
@@ -146,7 +146,7 @@ def configure_kept(
             cmake, probe, work, layout.platform, timeout, languages, writable=root, extra=extra
         )
 
-    return _kept(described, run, work, timeout, reuse, lambda: _detection(cmake, layout, languages))
+    return _kept(described, run, work, timeout, lambda: _detection(cmake, layout, languages))
 
 
 def script_kept(
@@ -157,7 +157,6 @@ def script_kept(
     inputs: tuple[Path, ...],
     outputs: tuple[Path, ...],
     timeout: float,
-    reuse: bool = True,
 ) -> RunOutcome:
     """`cmake -P script` (see run.run_script), replayed or run and kept as configure_kept;
     `inputs` are the files it includes, `outputs` what it writes, all inside `root`."""
@@ -175,7 +174,7 @@ def script_kept(
         sources = sorted(p for i in inputs for p in (i.rglob("*.cmake") if i.is_dir() else [i]))
         return run_script(cmake, script, work, timeout, extra=tuple(trace_arguments(fifo, sources)))
 
-    return _kept(described, run, work, timeout, reuse, lambda: "")
+    return _kept(described, run, work, timeout, lambda: "")
 
 
 def _kept(
@@ -183,13 +182,12 @@ def _kept(
     run: Callable[[Path | None], RunOutcome],
     work: Path,
     timeout: float,
-    reuse: bool,
     detection: Callable[[], str | None],
 ) -> RunOutcome:
     started = time.monotonic()
     given = _given(described)
     decided = detection()
-    if reuse and decided is not None:
+    if decided is not None:
         replayed = _replay(_key(given, decided), described, timeout)
         if replayed is not None:
             return replace(replayed, seconds=time.monotonic() - started, reused=True)

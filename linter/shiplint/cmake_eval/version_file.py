@@ -90,13 +90,12 @@ def evaluate_version_files(
     manifest: Manifest,
     cmakes: Sequence[str],
     timeout: float,
-    reuse: bool = True,
 ) -> list[VersionModel]:
-    """Every installed config's version file, evaluated by each CMake (with `reuse`, a
-    run whose inputs were evaluated before is replayed: replay.py)."""
+    """Every installed config's version file, evaluated by each CMake (a run whose inputs
+    were evaluated before is replayed: replay.py)."""
     platform = evaluation_platform(listing, manifest)
     with tempfile.TemporaryDirectory(prefix="shiplint-version-", dir=scratch_dir()) as tmp:
-        return _evaluate_all(tree, listing, manifest, platform, cmakes, timeout, Path(tmp), reuse)
+        return _evaluate_all(tree, listing, manifest, platform, cmakes, timeout, Path(tmp))
 
 
 def _evaluate_all(
@@ -107,7 +106,6 @@ def _evaluate_all(
     cmakes: Sequence[str],
     timeout: float,
     work: Path,
-    reuse: bool,
 ) -> list[VersionModel]:
     models: list[VersionModel] = []
     found: list[tuple[str, Path]] = []
@@ -145,7 +143,6 @@ def _evaluate_all(
             version,
             timeout,
             work / f"v{index}",
-            reuse,
         )
 
     # Each run waits on CMake: the CMakes run side by side, results in the given order.
@@ -165,7 +162,6 @@ def _evaluate(
     version: Version | None,
     timeout: float,
     work: Path,
-    reuse: bool,
 ) -> list[VersionModel]:
     try:
         cmake = identify(path)
@@ -181,13 +177,13 @@ def _evaluate(
         # No version of its own: find_package without a version first, to learn the
         # file's, then the requests made of that.
         learnt = _ask(cmake, manifest, platform, files, {i: ("",) for i in range(len(files))},
-                      timeout, work / "learn", reuse)  # fmt: skip
+                      timeout, work / "learn")  # fmt: skip
         asked = {
             index: ("", *_requests(reported))
             for index in range(len(files))
             if (reported := learnt.reported(index)) is not None
         }
-    answers = _ask(cmake, manifest, platform, files, asked, timeout, work / "ask", reuse)
+    answers = _ask(cmake, manifest, platform, files, asked, timeout, work / "ask")
     out: list[VersionModel] = []
     for index, (member, _) in enumerate(files):
         # The request without a version first, then the two of `_requests`, if any.
@@ -256,7 +252,6 @@ def _ask(
     asked: dict[int, tuple[str, ...]],
     timeout: float,
     work: Path,
-    reuse: bool,
 ) -> _Answers:
     if not asked:
         return _Answers([], None)
@@ -280,7 +275,7 @@ def _ask(
     script.write_text("\n".join(lines) + "\n")
     # The run's temporary directory: the laid-out version files and every run's own.
     root = work.parent.parent
-    outcome = script_kept(cmake, script, work, root, (root / "version",), (out,), timeout, reuse)
+    outcome = script_kept(cmake, script, work, root, (root / "version",), (out,), timeout)
     failure = None
     if outcome.timed_out:
         failure = f"did not finish within {timeout:g} s"

@@ -29,7 +29,6 @@ def read_side(
     reader: BinaryReader,
     progress: Progress,
     cmake_timeout: float | None = None,
-    reuse: bool = True,
 ) -> list[Snapshot]:
     """One snapshot per artifact of one side. Raises ArtifactError (exit 2) when one
     cannot be opened."""
@@ -44,7 +43,6 @@ def read_side(
         cmake=tuple(cmakes),
         cmake_timeout=cmake_timeout,
         selection=Selection(select=areas),
-        reuse_evaluations=reuse,
     )
     models = collect_models(request, manifest, RULES, progress, reader)
     return [snap for snap, _ in artifact_snapshots(models, manifest.cmake.package)]

@@ -36,10 +36,9 @@ def run_init(
     reader: BinaryReader,
     progress: Progress,
     timeout: float | None = None,
-    reuse: bool = True,
 ) -> InitResult:
     """Raises InitError (exit 2) for input init cannot start from."""
-    facts = gather(artifacts, cmakes, reader, progress, timeout, reuse)
+    facts = gather(artifacts, cmakes, reader, progress, timeout)
     draft = decide(facts)
     if root is not None:
         from shiplint.init.build import with_build

@@ -62,7 +62,6 @@ def _collect(
     reader: BinaryReader | None,
     progress: Progress,
     timeout: float | None,
-    reuse: bool = True,
 ) -> list[object]:
     from shiplint.pipeline import collect_models
     from shiplint.registry import RULES
@@ -74,7 +73,6 @@ def _collect(
         cmake=tuple(cmakes),
         cmake_timeout=timeout,
         selection=Selection(select=select),
-        reuse_evaluations=reuse,
     )
     return list(collect_models(request, manifest, RULES, progress, reader))
 
@@ -85,9 +83,8 @@ def gather(
     reader: BinaryReader,
     progress: Progress,
     timeout: float | None = None,
-    reuse: bool = True,
 ) -> Facts:
-    """Every fact init decides from (`reuse`: kept config evaluations may be replayed). Raises InitError for input it cannot start from,
+    """Every fact init decides from. Raises InitError for input it cannot start from,
     ArtifactError for an artifact that cannot be opened."""
     models = _collect(artifacts, bare_manifest(), (), ("SL3",), reader, progress, timeout)
     inventories = [m for m in models if isinstance(m, Inventory)]
@@ -100,12 +97,12 @@ def gather(
     if config is None or not cmakes:
         return Facts(read, config, versions)
     probing = probing_manifest(read, config)
-    plain = _evaluations(artifacts, probing, cmakes, reader, progress, timeout, reuse)
+    plain = _evaluations(artifacts, probing, cmakes, reader, progress, timeout)
     read = tuple(replace(a, evaluations=plain.get(a.label, ())) for a in read)
     trials = candidate_requests(read, config)
     if trials:
         asking = asking_manifest(probing, trials)
-        tried = _evaluations(artifacts, asking, cmakes, reader, progress, timeout, reuse)
+        tried = _evaluations(artifacts, asking, cmakes, reader, progress, timeout)
         read = tuple(replace(a, trials=tried.get(a.label, ())) for a in read)
     return Facts(read, config, versions, trials)
 
@@ -117,9 +114,8 @@ def _evaluations(
     reader: BinaryReader,
     progress: Progress,
     timeout: float | None,
-    reuse: bool,
 ) -> dict[str, tuple[ConfigEvaluation, ...]]:
-    models = _collect(artifacts, manifest, cmakes, ("SL1",), reader, progress, timeout, reuse)
+    models = _collect(artifacts, manifest, cmakes, ("SL1",), reader, progress, timeout)
     out: dict[str, list[ConfigEvaluation]] = {}
     for model in models:
         if isinstance(model, ConfigEvaluation):
