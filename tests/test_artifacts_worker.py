@@ -7,16 +7,18 @@ so the worker's own behaviour is exercised with real DLLs, which only lief reads
 from __future__ import annotations
 
 import os
+import struct
 import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from shiplint.artifacts import elf_reader
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.lief_reader import read_binary, read_relocated_pointers
-from shiplint.artifacts.records import BinaryError
+from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.worker import WorkerReader, lief_expected
 
 from tests.artifact_libs import built_libs, pack_wheel
@@ -85,6 +87,38 @@ def test_elf_files_never_reach_the_worker(tmp_path: Path, built_libs: dict[str, 
         assert record == read_binary(built_libs[record.file_name].read_bytes(), record.name)
 
 
+# The real worker, except that the struct ELF reader dies as a crash would if it is called.
+STRUCT_READER_CRASHES_WORKER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from shiplint.artifacts import lief_reader, worker
+    def crash(*args, **options):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    lief_reader.read_elf = crash
+    lief_reader.read_elf_pointers = crash
+    sys.exit(worker.main())
+    """
+)
+
+
+def test_the_worker_reads_a_file_the_parent_declined_with_lief_alone(
+    built_libs: dict[str, Path],
+) -> None:
+    """The parent sends the worker only ELF files the struct reader declined there; the
+    worker goes straight to lief instead of parsing them with that reader again."""
+    data = built_libs["libpkg_comp.so"].read_bytes()
+    # A section header size that is not the structure's: the struct reader is not sure.
+    declined = data[:0x3A] + struct.pack("<H", 48) + data[0x3C:]
+    assert elf_reader.read_elf(declined, "libpkg_comp.so") is None
+    assert elf_reader.read_elf_pointers(declined) is None
+    with WorkerReader([sys.executable, "-c", STRUCT_READER_CRASHES_WORKER]) as reader:
+        record = reader.binary(declined, "libpkg_comp.so")
+        pointers = reader.pointers(declined, "libpkg_comp.so")
+    assert record == read_binary(declined, "libpkg_comp.so")
+    assert pointers == read_relocated_pointers(declined)
+    assert isinstance(record, BinaryRecord)
+
+
 @pytest.mark.parametrize(
     ("names", "expected"),
     [
@@ -142,10 +176,10 @@ CRASH_ON_NAME_WORKER = textwrap.dedent(
     import os, signal, sys
     from shiplint.artifacts import lief_reader, worker
     real = lief_reader.read_binary
-    def read(data, name):
+    def read(data, name, **options):
         if name == "crash.so":
             os.kill(os.getpid(), signal.SIGSEGV)
-        return real(data, name)
+        return real(data, name, **options)
     lief_reader.read_binary = read
     sys.exit(worker.main())
     """

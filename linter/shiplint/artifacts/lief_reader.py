@@ -69,8 +69,12 @@ def preload() -> None:
     _lief()
 
 
-def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
-    """Read one binary from its bytes. Never raises for bad input."""
+def read_binary(
+    data: bytes, name: str, *, struct_declined: bool = False
+) -> BinaryRecord | BinaryError:
+    """Read one binary from its bytes. Never raises for bad input. `struct_declined`: the
+    caller already had `elf_reader` decline this file (the worker's files), so an ELF file
+    goes straight to lief instead of being parsed by that reader a second time."""
     head = data[:8]
     if not data:
         return BinaryError(name, "empty file (0 bytes)")
@@ -80,7 +84,8 @@ def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head.startswith(ELF_MAGIC):
-                return read_elf(data, name) or _read_elf(data, name)
+                by_struct = None if struct_declined else read_elf(data, name)
+                return by_struct or _read_elf(data, name)
             if head[:4] in MACHO_MAGICS:
                 return _read_macho(data, name)
             if head.startswith(b"MZ"):
@@ -429,8 +434,9 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
 # ---------------------------------------------------------------- relocated pointers
 
 
-def read_relocated_pointers(data: bytes) -> RelocatedPointers:
+def read_relocated_pointers(data: bytes, *, struct_declined: bool = False) -> RelocatedPointers:
     """The relocated pointers of one ELF, Mach-O or PE binary. Never raises for bad input.
+    `struct_declined` as for `read_binary`.
 
     ELF: RELATIVE relocations (RELA addend, or the slot's own value for REL and
     RELR) and absolute symbolic ones to symbols the binary defines. Mach-O:
@@ -443,7 +449,8 @@ def read_relocated_pointers(data: bytes) -> RelocatedPointers:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head == ELF_MAGIC:
-                return read_elf_pointers(data) or _elf_pointers(data)
+                by_struct = None if struct_declined else read_elf_pointers(data)
+                return by_struct or _elf_pointers(data)
             if head in MACHO_MAGICS:
                 return _macho_pointers(data)
             if head[:2] == b"MZ":

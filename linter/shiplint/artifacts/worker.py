@@ -16,6 +16,8 @@ on the 2-core machine, the 1.5.1 Linux wheel's 19 ELF files read in about 0.1 s)
 worker is started when the first file needs lief, or at once when the caller expects
 lief to be needed (`lief_expected`): a wrong guess costs only a later start, never a
 different answer.
+The worker reads what it is sent with lief directly: the parent has already had
+`elf_reader` decline it, and a second try would only cost the parse again.
 
 A binary is handed over as a file in a memory-backed temporary directory, not
 through the pipe: the parent writes it once, the worker reads it once, and no
@@ -422,10 +424,11 @@ def main() -> int:
             else:
                 _send(stdout, unreadable_pointers(f"cannot be read for parsing: {exc.strerror}"))
             continue
+        # The parent sends only what `elf_reader` declined there: lief reads it directly.
         if kind == "binary":
-            _send(stdout, lief_reader.read_binary(data, name))
+            _send(stdout, lief_reader.read_binary(data, name, struct_declined=True))
         else:
-            _send(stdout, lief_reader.read_relocated_pointers(data))
+            _send(stdout, lief_reader.read_relocated_pointers(data, struct_declined=True))
 
 
 if __name__ == "__main__":
