@@ -26,12 +26,17 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shiplint.cmake_eval.layout import placed_member
 from shiplint.cmake_eval.probe import bracket
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.platforms import Platform
-from shiplint.sources.model import CMakeProject, ExportInstall, Install, OutputName, TargetDef
+
+# The sources model types only annotate here: an artifact run, which imports the evaluator
+# and never lays out exports, does not pay for creating them.
+if TYPE_CHECKING:
+    from shiplint.sources.model import CMakeProject, ExportInstall, Install, OutputName, TargetDef
 
 # GNUInstallDirs' defaults: what `${CMAKE_INSTALL_LIBDIR}` and its kin mean in a
 # DESTINATION when the project does not override them.
