@@ -201,6 +201,12 @@ class ArtifactTree(ABC):
                 self._cache_room -= len(data)
             return data
 
+    def fingerprint(self, name: str) -> bytes | None:
+        """A digest of everything `read(name)` depends on, taken without inflating the
+        member (`shiplint.artifacts.fingerprint`), or None when the tree has none cheaper
+        than reading it (tar, directory). Members with equal fingerprints read the same."""
+        return None
+
     def head(self, name: str, count: int) -> bytes:
         """At most the first `count` bytes of a member (to sniff a file's magic). Raises
         MemberError when the member cannot be read."""
@@ -310,6 +316,9 @@ class ZipTree(ArtifactTree):
                 f"{MAX_MEMBERS:,} members or {MAX_TOTAL_BYTES:,} bytes an artifact may hold",
             )
         self._files: dict[str, zipfile.ZipInfo] = {}
+        # Each member's fingerprint by its local header's offset, once taken (the binary and
+        # operator areas both ask).
+        self._fingerprints: dict[int, bytes | None] = {}
         links: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             self._add(info, links)
@@ -372,6 +381,20 @@ class ZipTree(ArtifactTree):
 
     def size(self, name: str) -> int:
         return self._info(name).file_size
+
+    def fingerprint(self, name: str) -> bytes | None:
+        from shiplint.artifacts.fingerprint import zip_member_fingerprint
+
+        info = self._info(name)
+        with self._lock:
+            if info.header_offset not in self._fingerprints:
+                try:
+                    stream = self._zip.fp
+                    found = None if stream is None else zip_member_fingerprint(stream, info)
+                except OSError:
+                    found = None  # reading the member says what is wrong
+                self._fingerprints[info.header_offset] = found
+            return self._fingerprints[info.header_offset]
 
     def _open(self, name: str) -> IO[bytes]:
         try:

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.configs import installed_configs
+from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.import_library import import_libraries
+from shiplint.artifacts.kept_reads import keep_record, kept_record, member_fingerprint
 from shiplint.artifacts.linkage import link_graph
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.metadata import read_metadata
@@ -61,7 +63,9 @@ def read_inventory(
     digests: dict[str, bytes] = {}
 
     def staged() -> Iterator[tuple[str, bytes]]:
-        """The bytes of every binary to read, each member once; unreadable ones noted."""
+        """Every binary to read, each member once: the ones the struct ELF reader reads
+        (or read before: `kept_reads`) are recorded here, the others' bytes are yielded
+        for the reader; unreadable ones noted."""
         wanted = [m for m in listing.members if is_shared_object_name(m)]
         wanted += [p.member for p in listing.libraries if p.member is not None]
         members = list(dict.fromkeys(wanted))
@@ -69,17 +73,32 @@ def read_inventory(
         # (most of a wheel's) are not hashed.
         siblings = _with_siblings(members)
         for member in members:
+            fingerprint = member_fingerprint(tree, member)
+            kept = kept_record(fingerprint, member) if fingerprint is not None else None
+            # A sibling's kept record stands for its read only with the digest it is compared by.
+            if kept is not None and (kept.digest is not None or member not in siblings):
+                records[member] = kept.record
+                if kept.digest is not None and member in siblings:
+                    digests[member] = kept.digest
+                continue
             try:
                 data = tree.read(member)
             except MemberError as exc:
                 unreadable[member] = Unreadable(member, exc.reason)
                 continue
+            digest = None
             if member in siblings:
-                digests[member] = hashlib.blake2b(data, digest_size=16).digest()
-            yield member, data
+                digest = digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+            record = read_elf(data, member)
+            if record is None:
+                yield member, data
+                continue
+            records[member] = record
+            if fingerprint is not None:
+                keep_record(fingerprint, record, digest)
 
-    # The reader parses one member while this process decompresses the next.
-    for member, result in reader.binaries(staged()):
+    # The reader parses (with lief) what the struct reader declined here.
+    for member, result in reader.binaries(staged(), struct_declined=True):
         if isinstance(result, BinaryError):
             unreadable[member] = Unreadable(member, result.reason)
         else:

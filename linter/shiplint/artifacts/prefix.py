@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from shiplint.artifacts.archive import DEFAULT_READ_LIMIT, ArtifactKind, Rejected
+from shiplint.artifacts.archive import DEFAULT_READ_LIMIT, ArtifactKind, ArtifactTree, Rejected
 from shiplint.artifacts.tree import Tree
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
@@ -138,6 +138,11 @@ class PrefixTree:
     def head(self, name: str, count: int) -> bytes:
         tree, member = self._where(name)
         return tree.head(member, count)
+
+    def fingerprint(self, name: str) -> bytes | None:
+        """The member's fingerprint in the archive it comes from (`ArtifactTree.fingerprint`)."""
+        tree, member = self._where(name)
+        return tree.fingerprint(member) if isinstance(tree, ArtifactTree) else None
 
     def location(self, name: str | None = None) -> Location:
         if name is None:

@@ -70,17 +70,21 @@ IN_FLIGHT_FILES = 64
 
 
 class BinaryReader(Protocol):
-    """How the artifact and operator areas read binaries: in process, or in a worker."""
+    """How the artifact and operator areas read binaries: in process, or in a worker.
+    `struct_declined`: the caller already had `elf_reader` decline these files, so they
+    go to lief directly."""
 
     def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError: ...
 
     def binaries(
-        self, items: Iterable[tuple[str, bytes]]
+        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
     ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
         """(name, record) per (name, bytes), in order; `items` is consumed as it goes."""
         ...
 
-    def pointers(self, data: bytes, name: str) -> RelocatedPointers: ...
+    def pointers(
+        self, data: bytes, name: str, *, struct_declined: bool = False
+    ) -> RelocatedPointers: ...
 
 
 class InProcess:
@@ -92,15 +96,19 @@ class InProcess:
         return read_binary(data, name)
 
     def binaries(
-        self, items: Iterable[tuple[str, bytes]]
+        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
     ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
-        for name, data in items:
-            yield name, self.binary(data, name)
+        from shiplint.artifacts.lief_reader import read_binary
 
-    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        for name, data in items:
+            yield name, read_binary(data, name, struct_declined=struct_declined)
+
+    def pointers(
+        self, data: bytes, name: str, *, struct_declined: bool = False
+    ) -> RelocatedPointers:
         from shiplint.artifacts.lief_reader import read_relocated_pointers
 
-        return read_relocated_pointers(data)
+        return read_relocated_pointers(data, struct_declined=struct_declined)
 
 
 IN_PROCESS = InProcess()
@@ -118,9 +126,11 @@ def lief_expected(artifacts: Iterable[Path]) -> bool:
     return False
 
 
-def _read_here(kind: str, data: bytes, name: str) -> object | None:
+def _read_here(kind: str, data: bytes, name: str, struct_declined: bool) -> object | None:
     """The answer read without lief (an ELF file `elf_reader` is sure of), or None: the
     worker's lief reads it."""
+    if struct_declined:
+        return None
     if kind == "binary":
         return elf_reader.read_elf(data, name)
     return elf_reader.read_elf_pointers(data)
@@ -169,16 +179,18 @@ class WorkerReader:
         return record
 
     def binaries(
-        self, items: Iterable[tuple[str, bytes]]
+        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
     ) -> Generator[tuple[str, BinaryRecord | BinaryError], None, None]:
-        for request, answer in self._answers("binary", items):
+        for request, answer in self._answers("binary", items, struct_declined):
             if isinstance(answer, str):
                 yield request.name, BinaryError(request.name, answer)
             else:
                 yield request.name, answer
 
-    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
-        ((_, answer),) = self._answers("pointers", [(name, data)])
+    def pointers(
+        self, data: bytes, name: str, *, struct_declined: bool = False
+    ) -> RelocatedPointers:
+        ((_, answer),) = self._answers("pointers", [(name, data)], struct_declined)
         if isinstance(answer, str):
             return unreadable_pointers(answer)
         return answer  # type: ignore[no-any-return]
@@ -205,14 +217,14 @@ class WorkerReader:
         self.close()
 
     def _answers(
-        self, kind: str, items: Iterable[tuple[str, bytes]]
+        self, kind: str, items: Iterable[tuple[str, bytes]], struct_declined: bool = False
     ) -> Iterator[tuple[_Request, Any]]:
         """Each item staged and requested as it comes, answers in order: the worker's, or a
         reason string when the worker died or stalled holding that file."""
         waiting: deque[_Request] = deque()
         try:
             for name, data in items:
-                here = _read_here(kind, data, name)
+                here = _read_here(kind, data, name, struct_declined)
                 if here is not None:
                     waiting.append(_Request(kind, name, "", 0, here))
                 else:

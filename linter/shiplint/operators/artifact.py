@@ -3,7 +3,9 @@
 Called from `shiplint.pipeline` with the artifact's inventory: the binaries, their
 placement as manifest libraries, the platform and the NEEDED closures all come from
 it, so this area and the artifact rules see the same loader. What it reads itself is
-each binary's relocated pointers (kernel tables), through the worker. Reads nothing
+each binary's relocated pointers (kernel tables): kept from an earlier run that read
+the same member (`shiplint.artifacts.kept_reads`), else by the struct ELF reader here,
+else through the worker's lief. Reads nothing
 when the manifest names no registry (without one, no library can be said to register
 anything).
 """
@@ -20,6 +22,7 @@ from shiplint.operators.registries import LinkFacts
 
 if TYPE_CHECKING:
     from shiplint.artifacts.model import Inventory
+    from shiplint.artifacts.pointers import RelocatedPointers
     from shiplint.artifacts.records import BinaryRecord
     from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
@@ -45,7 +48,7 @@ def read_operators(
         facts = link_facts(artifact, record, manifest)
         library = artifact.library_of(record.name)
         try:
-            pointers = (reader or IN_PROCESS).pointers(tree.read(record.name), record.name)
+            pointers = _pointers(tree, record.name, reader or IN_PROCESS)
         except MemberError as exc:
             inputs.append(BinaryInput(facts, library, None, exc.reason))
             continue
@@ -54,6 +57,25 @@ def read_operators(
         else:
             inputs.append(BinaryInput(facts, library, pointers))
     return [collect(artifact.label, artifact.location(), artifact.platform, manifest, inputs)]
+
+
+def _pointers(tree: Tree, member: str, reader: BinaryReader) -> RelocatedPointers:
+    """The member's relocated pointers: kept from a run that read the same bytes, else read
+    by the struct ELF reader here (and kept), else by the reader's lief. Raises MemberError."""
+    from shiplint.artifacts.elf_reader import read_elf_pointers
+    from shiplint.artifacts.kept_reads import keep_pointers, kept_pointers, member_fingerprint
+
+    fingerprint = member_fingerprint(tree, member)
+    kept = kept_pointers(fingerprint) if fingerprint is not None else None
+    if kept is not None:
+        return kept
+    data = tree.read(member)
+    pointers = read_elf_pointers(data)
+    if pointers is None:
+        return reader.pointers(data, member, struct_declined=True)
+    if fingerprint is not None:
+        keep_pointers(fingerprint, pointers)
+    return pointers
 
 
 def link_facts(artifact: Inventory, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
