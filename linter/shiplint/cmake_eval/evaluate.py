@@ -363,11 +363,10 @@ def evaluate_once(
 def _config_text(layout: Layout) -> str:
     """The text of the evaluated config's files, to tell a baked-in path from a found one."""
     parts = []
-    for path in sorted(layout.config_dir.rglob("*.cmake")):
-        try:
-            parts.append(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            continue  # unreadable here means the evaluation reports it
+    for _, data in layout.cmake_files():
+        # As a text-mode read decodes it: universal newlines.
+        text = data.decode("utf-8", errors="replace")
+        parts.append(text.replace("\r\n", "\n").replace("\r", "\n"))
     return "\n".join(parts)
 
 

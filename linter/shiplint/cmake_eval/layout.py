@@ -3,7 +3,10 @@
 From an artifact: the config files themselves (read from the archive) and an
 EMPTY placeholder for every other file under the package root, so globs, EXISTS
 tests and directory checks see what a consumer's machine would, without ever
-inflating a library. From the repository: the config source (configured by the
+inflating a library. That tree is planned in memory and written only when CMake
+is about to read it: a replayed evaluation (replay.py) is keyed by the plan and
+reads nothing from it, so thousands of placeholders are never made nor removed.
+From the repository: the config source (configured by the
 probe when it is a `.cmake.in`) and placeholders synthesised from the manifest's
 placements and required directories for one platform.
 """
@@ -14,8 +17,10 @@ import os
 import posixpath
 import re
 import shutil
-from dataclasses import dataclass
-from pathlib import Path
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.configs import config_file_names
@@ -41,6 +46,59 @@ class ConfigureIn:
     install_destination: str
 
 
+class PlannedTree:
+    """Files to lay out under `root`: each member's path, with its bytes, or None for an
+    empty placeholder. Written once, by the first run that needs it on disk (runs of
+    several CMakes share one tree, side by side in threads)."""
+
+    def __init__(self, root: Path, files: dict[str, bytes | None]) -> None:
+        self.root = root
+        self.files = files
+        self._lock = threading.Lock()
+        self._written = False
+
+    def directories(self) -> list[str]:
+        """Every directory the tree holds, `root` ("") and each member's ancestors."""
+        out = {""}
+        for name in self.files:
+            directory = posixpath.dirname(name)
+            while directory not in out:
+                out.add(directory)
+                directory = posixpath.dirname(directory)
+        return sorted(out)
+
+    def write(self) -> None:
+        with self._lock:
+            if self._written:
+                return
+            base = str(self.root)
+            # Thousands of placeholders (a wheel's headers): plain os calls, each
+            # directory made once.
+            for directory in sorted({posixpath.dirname(name) for name in self.files}):
+                os.makedirs(os.path.join(base, directory), exist_ok=True)
+            for name, data in self.files.items():
+                target = os.path.join(base, name)
+                if data is None:
+                    os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+                else:
+                    with open(target, "wb") as stream:
+                        stream.write(data)
+            self._written = True
+
+    def cmake_files(self, directory: Path) -> Iterator[tuple[Path, bytes]]:
+        """The `.cmake` files under `directory` with their bytes, as sorted Paths
+        (what `sorted(directory.rglob("*.cmake"))` reads once the tree is written)."""
+        inside = str(PurePosixPath(directory).relative_to(self.root))
+        prefix = "" if inside == "." else inside + "/"
+        found = [
+            (self.root / name, data)
+            for name, data in self.files.items()
+            if name.startswith(prefix) and name.endswith(".cmake")
+        ]
+        for path, data in sorted(found, key=lambda item: item[0]):
+            yield path, data or b""
+
+
 @dataclass(frozen=True)
 class Layout:
     mode: Mode
@@ -56,6 +114,24 @@ class Layout:
     alternates: tuple[tuple[str, Path], ...] = ()
     # Tree members that stand for a repository file (source mode): member -> repo path.
     sources: tuple[tuple[str, str], ...] = ()
+    # The tree still to write (artifact mode); None: `root` is already laid out.
+    planned: PlannedTree | None = field(default=None, compare=False)
+
+    def write(self) -> None:
+        """Lay the tree out on disk, for a run of CMake that reads it."""
+        if self.planned is not None:
+            self.planned.write()
+
+    def cmake_files(self) -> Iterator[tuple[Path, bytes]]:
+        """The `.cmake` files under the config's directory and their bytes, sorted."""
+        if self.planned is not None:
+            yield from self.planned.cmake_files(self.config_dir)
+            return
+        for path in sorted(self.config_dir.rglob("*.cmake")):
+            try:
+                yield path, path.read_bytes()
+            except OSError:
+                continue  # unreadable here means the evaluation reports it
 
     def location(self, member: str) -> Location:
         """Where a finding about a file of the tree points."""
@@ -93,28 +169,23 @@ def layout_artifact(
 ) -> Layout | Failure:
     """The artifact's package as placeholders; its `.cmake` files (the config, its version
     file, and any module it includes from elsewhere in the package) are real. `libraries`
-    are the manifest's libraries placed on `platform`, the one it is evaluated as."""
+    are the manifest's libraries placed on `platform`, the one it is evaluated as. The
+    tree is planned under `dest`, not written: `Layout.write` writes it."""
     names = listing.members
     config_member = listing.configs[0]
     config_dir = posixpath.dirname(config_member)
     root_dir = manifest.cmake.package_root
-    inside = [n for n in names if _under(n, root_dir) or n.startswith(config_dir + "/")]
-    # Thousands of placeholders (a wheel's headers): plain os calls, each directory made
-    # once, keep this a few milliseconds instead of a fifth of the evaluation.
-    base = str(dest)
-    for directory in sorted({posixpath.dirname(n) for n in inside}):
-        os.makedirs(os.path.join(base, directory), exist_ok=True)
-    for name in inside:
-        target = os.path.join(base, name)
+    files: dict[str, bytes | None] = {}
+    for name in names:
+        if not (_under(name, root_dir) or name.startswith(config_dir + "/")):
+            continue
         if name.endswith(".cmake"):
             try:
-                data = tree.read(name, CONFIG_READ_LIMIT)
+                files[name] = tree.read(name, CONFIG_READ_LIMIT)
             except MemberError as exc:
                 return Failure(FailureKind.ERROR, f"cannot read {name}: {exc}", tree.location(name))
-            with open(target, "wb") as stream:
-                stream.write(data)
         else:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+            files[name] = None
     return Layout(
         mode=Mode.ARTIFACT,
         label=tree.label,
@@ -126,6 +197,7 @@ def layout_artifact(
         alternates=tuple(
             (member, dest / posixpath.dirname(member)) for member in listing.configs[1:]
         ),
+        planned=PlannedTree(dest, files),
     )
 
 

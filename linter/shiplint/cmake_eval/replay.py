@@ -9,7 +9,9 @@ kept in the user cache (`shiplint.cache`) and laid out again in a fresh run
 directory, where everything after `configure()` reads them as from a run.
 
 An entry is found by a digest of everything the run is given: the probe project's
-text and the laid-out tree (every path; the bytes of each file that has any), with
+text and the laid-out tree (every path; the bytes of each file that has any; an
+artifact's tree is digested from its plan, the same records as once written, so a
+replay never writes it), with
 the run's temporary directory replaced by a placeholder; the CMake binary (path,
 size, modification time, inode, version); the platform arguments, languages and the
 kept compiler detection (its entry and content); PATH, the one variable a run
@@ -36,6 +38,7 @@ own modules edited in place. `--no-cache` (or SHIPLINT_NO_CACHE=1) evaluates aga
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -49,7 +52,7 @@ from shiplint import cache
 from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval import run as launch
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
-from shiplint.cmake_eval.layout import Layout
+from shiplint.cmake_eval.layout import Layout, PlannedTree
 from shiplint.cmake_eval.run import (
     RUNS,
     Confinement,
@@ -66,7 +69,7 @@ from shiplint.cmake_eval.trace import (
 )
 
 _KIND = "cmake-evaluations"
-_FORMAT = 1
+_FORMAT = 2
 _PLACEHOLDER = "@shiplint-run-directory@"
 # An entry holds the probe's results, a few kilobytes; one past this is not kept.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
@@ -99,8 +102,8 @@ class _Run:
     root: Path
     # What the run is given besides its files (arguments, languages...), as JSON data.
     given: list[object]
-    # Directories (or files) whose paths and bytes it is given.
-    inputs: tuple[Path, ...]
+    # Directories (or files, or a tree still to write) whose paths and bytes it is given.
+    inputs: tuple[Path | PlannedTree, ...]
     # What it writes that is read after it: files, or directories of files.
     outputs: tuple[Path, ...]
     # Files among the inputs that the run itself writes (a configured .cmake.in).
@@ -132,13 +135,18 @@ def configure_kept(
             list(languages),
             [[str(item.template), str(item.output)] for item in layout.configure],
         ],
-        inputs=(layout.root, probe, *{item.template.parent for item in layout.configure}),
+        inputs=(
+            layout.planned or layout.root,
+            probe,
+            *{item.template.parent for item in layout.configure},
+        ),
         outputs=(probe / "results", *sorted(products)),
         products=products,
         cmake_cache=work / "build" / "CMakeCache.txt",
     )
 
     def run(fifo: Path | None) -> RunOutcome:
+        layout.write()  # CMake reads the tree: no longer only planned
         # The package's files, and what the run configures from a .cmake.in.
         sources = sorted({*layout.root.rglob("*.cmake"), *products})
         extra = tuple(trace_arguments(fifo, sources)) if fifo is not None else ()
@@ -238,46 +246,84 @@ def _given(described: _Run) -> bytes:
         .replace(str(root), _PLACEHOLDER)
         .encode()
     )
-    for directory in described.inputs:
-        _digest_tree(digest, directory, root, described.products)
+    for item in described.inputs:
+        if isinstance(item, PlannedTree):
+            digest.update(_planned_digest(item, str(root)))
+        else:
+            digest.update(_tree_digest(item, root, described.products))
     return digest.digest()
 
 
-def _digest_tree(digest: hashlib._Hash, directory: Path, root: Path, skip: frozenset[Path]) -> None:
+# A record per directory and file, sorted by path: the same bytes whether a tree is
+# walked on disk or read from its plan.
+_Record = tuple[str, bytes]
+
+
+def _tree_digest(directory: Path, root: Path, skip: frozenset[Path]) -> bytes:
     """Every path under `directory` (a file: itself; named relative to `root`), and each
     file's bytes with the run directory's path made the placeholder."""
     if directory.is_file():
-        _digest_entry(digest, str(directory), root, os.path.islink(directory))
-        return
+        return _records_digest([_file_record(str(directory), root, os.path.islink(directory))])
     skipped = {str(path) for path in skip}
-    # Thousands of placeholders (a wheel's headers): scandir's entries know their type,
-    # so an empty file costs one lstat and no Path object.
+    records: list[_Record] = []
     pending = [str(directory)]
     while pending:
         current = pending.pop()
-        digest.update(b"d" + _relative(current, root).encode() + b"\0")
+        records.append(_directory_record(current, root))
+        # scandir's entries know their type: an empty file costs one lstat.
         with os.scandir(current) as entries:
-            ordered = sorted(entries, key=lambda entry: entry.name)
-        for entry in ordered:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
-            elif entry.path not in skipped:  # else written by the run itself (a .cmake.in)
-                symlink = entry.is_symlink()
-                empty = not symlink and entry.stat(follow_symlinks=False).st_size == 0
-                _digest_entry(digest, entry.path, root, symlink, empty)
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.path not in skipped:  # else written by the run itself (a .cmake.in)
+                    symlink = entry.is_symlink()
+                    empty = not symlink and entry.stat(follow_symlinks=False).st_size == 0
+                    records.append(_file_record(entry.path, root, symlink, empty))
+    return _records_digest(records)
 
 
-def _digest_entry(
-    digest: hashlib._Hash, path: str, root: Path, symlink: bool, empty: bool = False
-) -> None:
-    digest.update(b"f" + _relative(path, root).encode() + b"\0")
+@functools.lru_cache(maxsize=4)
+def _planned_digest(planned: PlannedTree, root: str) -> bytes:
+    """`_tree_digest` of the tree once written, from its plan (each CMake's run asks it)."""
+    base = str(planned.root)
+    placeholder = _PLACEHOLDER.encode()
+    records = [
+        _directory_record(os.path.join(base, directory) if directory else base, Path(root))
+        for directory in planned.directories()
+    ]
+    for name, data in planned.files.items():
+        path = _relative(os.path.join(base, name), Path(root))
+        record = b"f" + path.encode() + b"\0"
+        if data:
+            data = data.replace(root.encode(), placeholder)
+            record += len(data).to_bytes(8, "little") + data
+        records.append((path, record))
+    return _records_digest(records)
+
+
+def _records_digest(records: list[_Record]) -> bytes:
+    digest = hashlib.sha256()
+    for _, record in sorted(records):
+        digest.update(record)
+    return digest.digest()
+
+
+def _directory_record(path: str, root: Path) -> _Record:
+    relative = _relative(path, root)
+    return relative, b"d" + relative.encode() + b"\0"
+
+
+def _file_record(path: str, root: Path, symlink: bool, empty: bool = False) -> _Record:
+    relative = _relative(path, root)
+    record = b"f" + relative.encode() + b"\0"
     if symlink:
-        digest.update(b"l" + os.readlink(path).encode() + b"\0")
+        record += b"l" + os.readlink(path).encode() + b"\0"
     elif not empty:
         with open(path, "rb") as stream:
             data = stream.read()
         data = data.replace(str(root).encode(), _PLACEHOLDER.encode())
-        digest.update(len(data).to_bytes(8, "little") + data)
+        record += len(data).to_bytes(8, "little") + data
+    return relative, record
 
 
 def _relative(path: str, root: Path) -> str:
