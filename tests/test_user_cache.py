@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ EXAMPLE = REPO / "examples" / "executorch" / "shiplint.yaml"
 
 _LOAD = """
 import sys
+import time
 from pathlib import Path
 from shiplint.manifest.errors import ManifestError
 from shiplint.manifest.load import load_manifest
@@ -165,6 +167,7 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path: Path) -> None:
 
 _CHECK = """
 import sys
+import time
 from shiplint.cli import main
 # An empty root: the manifest is loaded (validated or not), then its config source is
 # missing there, a usage error: enough to see whether the manifest was validated.
@@ -225,3 +228,82 @@ def test_a_run_refusing_reuse_reads_what_it_wrote_itself(
     # A later refusing run did not write it: the entry is as old to it as any other.
     with cache.refusing_reuse():
         assert cache.read("kind", "now") is None
+
+
+def _aged_entries(ages_in_days: dict[str, float], size: int) -> dict[str, Path]:
+    """Entries of `size` payload bytes (two kinds), each last used `age` days ago."""
+    now = time.time()
+    paths = {}
+    for index, (name, age) in enumerate(ages_in_days.items()):
+        kind = ("kind-a", "kind-b")[index % 2]
+        cache.write(kind, name, os.urandom(size))
+        path = cache.cache_dir() / kind / name
+        os.utime(path, (now - age * 86400, now - age * 86400))
+        paths[name] = path
+    return paths
+
+
+@pytest.fixture
+def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("SHIPLINT_CACHE_MAX_MB", raising=False)
+    return tmp_path / "shiplint"
+
+
+def test_the_cache_is_pruned_least_recently_used_first(user_cache: Path) -> None:
+    paths = _aged_entries({f"e{age}": age for age in range(1, 11)}, 100_000)
+    # Material that shares the directory (a wheel, a tool): never an entry, never removed.
+    (user_cache / "wheels").mkdir()
+    (user_cache / "wheels" / "pkg.whl").write_bytes(b"PK" + os.urandom(2_000_000))
+    os.utime(user_cache / "wheels" / "pkg.whl", (0, 0))
+    (user_cache / "stray").write_bytes(b"x")
+    removed = cache.prune(500_000)
+    # Over 500 kB: the oldest go until three quarters of it is left (three entries).
+    assert sorted(name for name, path in paths.items() if path.exists()) == ["e1", "e2", "e3"]
+    assert removed >= 7 * 100_000
+    assert (user_cache / "wheels" / "pkg.whl").exists() and (user_cache / "stray").exists()
+    assert cache.prune(500_000) == 0  # under the bound: nothing more
+
+
+def test_a_read_keeps_an_entry_in_use(user_cache: Path) -> None:
+    paths = _aged_entries({"old": 30, "older": 40, "used": 50}, 100_000)
+    assert cache.read("kind-a", "used") is not None
+    cache.prune(150_000)
+    assert [name for name, path in paths.items() if path.exists()] == ["used"]
+
+
+def test_pruning_is_done_at_most_once_a_day_by_a_write(
+    user_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHIPLINT_CACHE_MAX_MB", "0.2")
+    paths = _aged_entries({f"e{age}": age for age in range(1, 6)}, 100_000)
+    # The first write pruned (the cache was never pruned); later ones left it alone.
+    stamp = user_cache / ".pruned"
+    assert stamp.exists() and all(path.exists() for path in paths.values())
+    os.utime(stamp, (time.time() - 2 * 86400,) * 2)
+    cache.write("kind-a", "new", b"n")
+    assert cache.read("kind-a", "new") == b"n"
+    assert sorted(name for name, path in paths.items() if path.exists()) == ["e1"]
+
+
+def test_a_writers_leftover_temporary_file_is_removed_after_a_day(user_cache: Path) -> None:
+    (user_cache / "kind-a").mkdir(parents=True)
+    stale = user_cache / "kind-a" / ".e.123.abcd.tmp"
+    fresh = user_cache / "kind-a" / ".e.456.abcd.tmp"
+    stale.write_bytes(b"")
+    fresh.write_bytes(b"")
+    os.utime(stale, (time.time() - 2 * 86400,) * 2)
+    cache.prune(10**9)
+    assert not stale.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("", 256 * 2**20), ("64", 64 * 2**20), ("0.5", 2**19), ("0", 0), ("-1", 256 * 2**20),
+     ("lots", 256 * 2**20)],
+)  # fmt: skip
+def test_the_bound_is_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int
+) -> None:
+    monkeypatch.setenv("SHIPLINT_CACHE_MAX_MB", value)
+    assert cache.max_bytes() == expected

@@ -10,6 +10,12 @@ of its payload; one that does not match (truncated, edited, from another
 format) is ignored, never trusted. A cache that cannot be read or written (a
 read-only home) only costs the time it would have saved.
 
+The cache is bounded: at most once a day, a write that finds the entries over
+SHIPLINT_CACHE_MAX_MB (256 by default) removes the least recently used ones until
+they fill three quarters of it (a read refreshes an entry's time once a day). Only
+files that carry the entry header are ever counted or removed, whatever else
+shares the directory.
+
 `--no-cache` (and SHIPLINT_NO_CACHE=1) makes a run reuse nothing kept before it: a
 read misses, whatever kind of answer it asks for, unless the run itself wrote the
 entry (a compiler detection it just made, which its evaluations are keyed by); what
@@ -23,6 +29,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +42,10 @@ _reuse_refused = False
 # The entries written while reuse is refused: the run's own answers, which it may read.
 _written_now: set[Path] = set()
 _DIGEST = 32  # bytes of sha256
+DEFAULT_MAX_MB = 256
+_DAY = 24 * 60 * 60
+# Its modification time is when the cache was last pruned.
+_PRUNED_STAMP = ".pruned"
 
 
 def cache_dir() -> Path:
@@ -102,7 +113,9 @@ def read(kind: str, name: str) -> bytes | None:
     if not reuse_allowed() and path not in _written_now:
         return None
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as stream:
+            data = stream.read()
+            used = os.fstat(stream.fileno()).st_mtime
     except OSError:
         return None
     head = len(_MAGIC) + _DIGEST
@@ -111,6 +124,10 @@ def read(kind: str, name: str) -> bytes | None:
     payload = data[head:]
     if hashlib.sha256(payload).digest() != data[len(_MAGIC) : head]:
         return None
+    if time.time() - used > _DAY:
+        # Recently used, for pruning (once a day is precise enough for it).
+        with contextlib.suppress(OSError):
+            os.utime(path)
     return payload
 
 
@@ -129,3 +146,86 @@ def write(kind: str, name: str, payload: bytes) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             temporary.unlink()
+        return
+    _prune_daily()
+
+
+def max_bytes() -> int:
+    """SHIPLINT_CACHE_MAX_MB in bytes; the default for a value that is not a number >= 0."""
+    text = os.environ.get("SHIPLINT_CACHE_MAX_MB", "")
+    try:
+        value = float(text) if text else DEFAULT_MAX_MB
+    except ValueError:
+        value = DEFAULT_MAX_MB
+    return int(value * 1024 * 1024) if value >= 0 else DEFAULT_MAX_MB * 1024 * 1024
+
+
+def _prune_daily() -> None:
+    stamp = cache_dir() / _PRUNED_STAMP
+    try:
+        if time.time() - stamp.stat().st_mtime < _DAY:
+            return
+    except OSError:
+        pass  # never pruned here
+    with contextlib.suppress(OSError):
+        stamp.touch()
+        prune(max_bytes())
+
+
+def prune(limit: int) -> int:
+    """Remove the least recently used entries while they take more than `limit` bytes,
+    down to three quarters of it, and temporary files a writer left a day ago or more.
+    Returns the bytes removed. Concurrent runs may prune together: an entry gone meanwhile
+    is skipped, and a run missing an entry computes it again."""
+    now = time.time()
+    entries: list[tuple[float, int, str]] = []
+    removed = 0
+    for kind in _listdir(str(cache_dir())):
+        for entry in _listdir(kind.path):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                if now - info.st_mtime >= _DAY and _is_entry(entry.path):
+                    removed += _remove(entry.path, info.st_size)
+            elif _is_entry(entry.path):
+                entries.append((info.st_mtime, info.st_size, entry.path))
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return removed
+    target = limit * 3 // 4
+    for _, size, path in sorted(entries):
+        if total <= target:
+            break
+        removed += _remove(path, size)
+        total -= size
+    return removed
+
+
+def _listdir(path: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(path) as entries:
+            return [e for e in entries if not e.is_symlink()]
+    except OSError:
+        return []
+
+
+def _is_entry(path: str) -> bool:
+    """Whether the file starts with the entry header (a temporary one may be empty yet)."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(len(_MAGIC))
+    except OSError:
+        return False
+    return head == _MAGIC or (head == b"" and path.endswith(".tmp"))
+
+
+def _remove(path: str, size: int) -> int:
+    try:
+        os.unlink(path)
+    except OSError:
+        return 0
+    return size
