@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from shiplint import cli
 from shiplint.cli import main
 
 from tests.material import EXAMPLE_MANIFEST, REPO
@@ -36,6 +38,30 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.startswith("shiplint ")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_command_runs_without_the_cycle_collector_and_restores_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], enabled: bool, fails: bool
+) -> None:
+    seen: list[bool] = []
+
+    def rules() -> int:
+        seen.append(gc.isenabled())
+        if fails:
+            raise RuntimeError("a defect inside the command")
+        return 0
+
+    monkeypatch.setattr(cli, "_rules", rules)
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert main(["rules"]) == (2 if fails else 0)
+        assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert ("internal error" in capsys.readouterr().err) is fails
 
 
 def test_json_report_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

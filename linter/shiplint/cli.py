@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -236,11 +237,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # --no-cache: nothing kept is reused (evaluations, the sources model, answers
         # about the tools); what the run finds is still kept for the next one.
-        with interruptible(), cache.refusing_reuse(getattr(args, "no_cache", False)):
+        with (
+            interruptible(),
+            cache.refusing_reuse(getattr(args, "no_cache", False)),
+            _cycle_collection_paused(),
+        ):
             return _command(args)
     except Interrupted as exc:
         print(f"shiplint: interrupted ({exc})", file=sys.stderr)
         return exc.exit_code
+
+
+@contextlib.contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """Run a command without the cyclic garbage collector, and restore it after.
+
+    A run builds hundreds of thousands of containers that live to its end (binary
+    records, relocations, models, the modules it imports) and almost no cyclic garbage
+    (a few hundred objects on the 1.5.1 Linux wheel, the same peak memory over nine
+    wheels): each collection walked those young objects and freed nothing, about 50 ms
+    of a warm wheel run. Reference counting still frees everything else at once.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _command(args: argparse.Namespace) -> int:
