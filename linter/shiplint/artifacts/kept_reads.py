@@ -162,22 +162,37 @@ def _decode_record(encoded: Any, name: str) -> BinaryRecord:
         defined=tuple(map(_symbol, defined)),
         undefined=tuple(undefined),
         archive_members=archive_members,
-        imports=tuple(Import(*fields) for fields in imports),
+        imports=tuple(map(_import, imports)),
         export_ordinals=frozenset(export_ordinals),
         reexports=tuple(reexports),
     )
 
 
+# A library has thousands of symbols and imports: each is built as unpickling builds an
+# object, its fields set in its `__dict__`, because the frozen constructor's
+# `object.__setattr__` per field was half the time of reading a kept record back. A
+# field left out fails the comparisons of the tests (dataclass equality reads them all).
+
+
 def _symbol(encoded: Any) -> SymbolRecord:
-    """A kept symbol, built as unpickling builds an object: its fields set in its
-    `__dict__` at once. A library has thousands, and the frozen constructor's
-    `object.__setattr__` per field was half the time of reading a kept record back."""
     name, binding, visibility, kind, version = encoded
     symbol = object.__new__(SymbolRecord)
     fields = symbol.__dict__
-    fields["name"] = name
-    fields["binding"] = _BINDINGS[binding]
-    fields["visibility"] = visibility
-    fields["kind"] = _KINDS[kind]
-    fields["version"] = version
+    fields["name"], fields["visibility"], fields["version"] = name, visibility, version
+    fields["binding"], fields["kind"] = _BINDINGS[binding], _KINDS[kind]
     return symbol
+
+
+def _import(encoded: Any) -> Import:
+    reference = object.__new__(Import)
+    fields = reference.__dict__
+    (
+        fields["name"],
+        fields["weak"],
+        fields["version"],
+        fields["file"],
+        fields["library"],
+        fields["ordinal"],
+        fields["from_executable"],
+    ) = encoded
+    return reference
