@@ -44,6 +44,8 @@ from shiplint.artifacts.records import (
     Import,
     SymbolKind,
     SymbolRecord,
+    import_record,
+    symbol_record,
 )
 from shiplint.platforms import normalise_arch
 
@@ -132,6 +134,18 @@ _KINDS = {
     1: SymbolKind.OBJECT,
     6: SymbolKind.OBJECT,
 }
+# The same lookups as tables over every value a byte field can hold (st_info's binding and
+# type are its two halves, st_other a byte): lief's name for a value it has no name for is
+# the number.
+_STB_LOCAL, _STB_WEAK = 0, 2
+_RECORD_BINDINGS = tuple(
+    {"WEAK": Binding.WEAK, "GNU_UNIQUE": Binding.UNIQUE}.get(
+        _BINDINGS.get(value, str(value)), Binding.GLOBAL
+    )
+    for value in range(16)
+)
+_KIND_BY_TYPE = tuple(_KINDS.get(value, SymbolKind.OTHER) for value in range(16))
+_VISIBILITY_NAMES = tuple(_VISIBILITIES.get(value, str(value)) for value in range(256))
 _FILE_TYPES = {2: FileType.EXECUTABLE, 1: FileType.OBJECT}
 _ET_DYN = 3
 
@@ -625,32 +639,34 @@ def _record(elf: _Elf, name: str) -> BinaryRecord:
     defined: list[SymbolRecord] = []
     undefined: list[str] = []
     imports: list[Import] = []
+    # The loop over every symbol of every library: each field is looked up in a table.
     for index, (symbol_name, info, other, shndx, _) in enumerate(symbols):
         if not symbol_name:
             continue
-        binding = _BINDINGS.get(info >> 4, str(info >> 4))
+        binding = info >> 4
         version = versions[index] if versions is not None else None
         if shndx == 0:
             undefined.append(symbol_name)
-            if binding != "LOCAL":
+            if binding != _STB_LOCAL:
                 imports.append(
-                    Import(
-                        symbol_name, binding == "WEAK", version, version_files.get(version or "")
+                    import_record(
+                        symbol_name,
+                        binding == _STB_WEAK,
+                        version,
+                        version_files.get(version or ""),
                     )
                 )
             continue
-        visibility = _VISIBILITIES.get(other, str(other))
-        if binding == "LOCAL" or visibility in ("hidden", "internal"):
+        visibility = _VISIBILITY_NAMES[other]
+        if binding == _STB_LOCAL or visibility in ("hidden", "internal"):
             continue
         defined.append(
-            SymbolRecord(
-                name=symbol_name,
-                binding={"WEAK": Binding.WEAK, "GNU_UNIQUE": Binding.UNIQUE}.get(
-                    binding, Binding.GLOBAL
-                ),
-                visibility=visibility,
-                kind=_KINDS.get(info & 0xF, SymbolKind.OTHER),
-                version=version,
+            symbol_record(
+                symbol_name,
+                _RECORD_BINDINGS[binding],
+                visibility,
+                _KIND_BY_TYPE[info & 0xF],
+                version,
             )
         )
     if elf.file_type == _ET_DYN:

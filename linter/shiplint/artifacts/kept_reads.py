@@ -34,6 +34,8 @@ from shiplint.artifacts.records import (
     Import,
     SymbolKind,
     SymbolRecord,
+    import_record,
+    symbol_record,
 )
 from shiplint.artifacts.tree import Tree
 
@@ -168,31 +170,10 @@ def _decode_record(encoded: Any, name: str) -> BinaryRecord:
     )
 
 
-# A library has thousands of symbols and imports: each is built as unpickling builds an
-# object, its fields set in its `__dict__`, because the frozen constructor's
-# `object.__setattr__` per field was half the time of reading a kept record back. A
-# field left out fails the comparisons of the tests (dataclass equality reads them all).
-
-
 def _symbol(encoded: Any) -> SymbolRecord:
     name, binding, visibility, kind, version = encoded
-    symbol = object.__new__(SymbolRecord)
-    fields = symbol.__dict__
-    fields["name"], fields["visibility"], fields["version"] = name, visibility, version
-    fields["binding"], fields["kind"] = _BINDINGS[binding], _KINDS[kind]
-    return symbol
+    return symbol_record(name, _BINDINGS[binding], visibility, _KINDS[kind], version)
 
 
 def _import(encoded: Any) -> Import:
-    reference = object.__new__(Import)
-    fields = reference.__dict__
-    (
-        fields["name"],
-        fields["weak"],
-        fields["version"],
-        fields["file"],
-        fields["library"],
-        fields["ordinal"],
-        fields["from_executable"],
-    ) = encoded
-    return reference
+    return import_record(*encoded)

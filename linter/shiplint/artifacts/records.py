@@ -101,6 +101,38 @@ class Import:
     from_executable: bool = False
 
 
+def symbol_record(
+    name: str, binding: Binding, visibility: str, kind: SymbolKind, version: str | None
+) -> SymbolRecord:
+    """`SymbolRecord(...)`, built as unpickling builds an object: the fields set in its
+    `__dict__` at once. The readers build tens of thousands, and the frozen constructor's
+    `object.__setattr__` per field was half of that. A field left out here fails every
+    comparison of records in the tests (dataclass equality reads each field)."""
+    symbol = object.__new__(SymbolRecord)
+    fields = symbol.__dict__
+    fields["name"], fields["binding"], fields["visibility"] = name, binding, visibility
+    fields["kind"], fields["version"] = kind, version
+    return symbol
+
+
+def import_record(
+    name: str,
+    weak: bool,
+    version: str | None = None,
+    file: str | None = None,
+    library: str | None = None,
+    ordinal: int | None = None,
+    from_executable: bool = False,
+) -> Import:
+    """`Import(...)`, built as `symbol_record` builds a symbol, for the same reason."""
+    reference = object.__new__(Import)
+    fields = reference.__dict__
+    fields["name"], fields["weak"], fields["version"], fields["file"] = name, weak, version, file
+    fields["library"], fields["ordinal"] = library, ordinal
+    fields["from_executable"] = from_executable
+    return reference
+
+
 @dataclass(frozen=True)
 class BinaryRecord:
     """What the rules need to know of one binary."""
