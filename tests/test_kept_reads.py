@@ -15,10 +15,12 @@ import pytest
 from shiplint import cache
 from shiplint.artifacts import elf_reader
 from shiplint.artifacts.archive import MemberError, open_artifact
+from shiplint.artifacts.fingerprint import zip_member_fingerprint
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.kept_reads import keep_record, member_fingerprint
 from shiplint.artifacts.lief_reader import read_binary
 from shiplint.artifacts.model import Inventory
+from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.worker import IN_PROCESS
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
@@ -211,3 +213,51 @@ def test_a_link_reads_the_kept_record_under_its_own_name(
     assert fresh.copies == (("pkg/lib/libpkg.so.1", "pkg/lib/libpkg.so"),)
     assert _inventory(path, the_manifest) == fresh
     assert _inventory(path, the_manifest) == fresh
+
+
+def test_a_header_offset_past_the_file_has_no_fingerprint(tmp_path: Path) -> None:
+    name = "pkg/lib/libx.so"
+    good = _fixed_zip(tmp_path / "good.zip", [(name, b"\x7fELF" * 100)]).read_bytes()
+    hostile = bytearray(good)
+    # The central directory's relative offset of the local header, pointed past the end.
+    struct.pack_into("<I", hostile, good.rindex(b"PK\x01\x02") + 42, 0xFFFFFFF0)
+    (tmp_path / "hostile.zip").write_bytes(hostile)
+    with open_artifact(tmp_path / "hostile.zip") as tree:
+        assert tree.fingerprint(name) is None
+        with pytest.raises(MemberError):
+            tree.read(name)
+
+
+@pytest.mark.parametrize("offset", [-5, 1 << 70])
+def test_an_offset_no_seek_takes_is_refused_as_the_tree_expects(
+    tmp_path: Path, offset: int
+) -> None:
+    """ZipTree.fingerprint turns these errors into no fingerprint (then the read says what
+    is wrong); anything else would escape it."""
+    path = _fixed_zip(tmp_path / "x.zip", [("pkg/lib/libx.so", b"\x7fELF" * 100)])
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as stream:
+        info = archive.getinfo("pkg/lib/libx.so")
+        info.header_offset = offset
+        with pytest.raises((OSError, ValueError, OverflowError)):
+            zip_member_fingerprint(stream, info)
+
+
+def test_a_companion_member_has_its_own_wheel_s_fingerprint(
+    tmp_path: Path, built_libs: dict[str, Path]
+) -> None:
+    runtime = pack_wheel(
+        tmp_path / "pkg-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        {"pkg-1.0.data/data/lib/libpkg.so": built_libs["libpkg.so"]},
+    )
+    devel = pack_wheel(
+        tmp_path / "pkg_devel-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        {"pkg_devel-1.0.data/data/lib/libpkg_comp.so": built_libs["libpkg_comp.so"]},
+    )
+    with open_artifact(devel) as primary, open_artifact(runtime) as companion:
+        prefix = PrefixTree(primary, [companion])
+        (origin,) = prefix.origins()
+        merged, _, member = origin
+        assert merged == "pkg_devel-1.0.data/data/lib/libpkg.so"
+        assert member_fingerprint(prefix, merged) == companion.fingerprint(member) is not None
+        own = "pkg_devel-1.0.data/data/lib/libpkg_comp.so"
+        assert member_fingerprint(prefix, own) == primary.fingerprint(own) is not None

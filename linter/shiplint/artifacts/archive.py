@@ -391,8 +391,10 @@ class ZipTree(ArtifactTree):
                 try:
                     stream = self._zip.fp
                     found = None if stream is None else zip_member_fingerprint(stream, info)
-                except OSError:
-                    found = None  # reading the member says what is wrong
+                except (OSError, ValueError, OverflowError):
+                    # A header offset before the file's start or past what a seek takes:
+                    # reading the member says what is wrong.
+                    found = None
                 self._fingerprints[info.header_offset] = found
             return self._fingerprints[info.header_offset]
 
