@@ -47,6 +47,8 @@ def place_libraries(
     manifest: Manifest, platform: Platform, members: tuple[str, ...]
 ) -> tuple[LibraryFile, ...]:
     """Each manifest library placed on `platform`, matched to its file in its directory."""
+    # Each library is looked for in its own directory's names, not in every member: an
+    # artifact lists thousands of members in a few directories.
     by_directory: dict[str, list[str]] = {}
     for member in members:
         directory, _, name = member.rpartition("/")
@@ -59,9 +61,12 @@ def place_libraries(
             continue
         directory = placement.directory.strip("/")
         names = sorted(by_directory.get(directory, ()))
-        matches = [n for n in names if library.matches_file(platform, n)]
+        matches = [n for n in names if fnmatchcase(n, pattern)]
         # Prefer the exact default name over a versioned sibling the glob also matches.
         match = min(matches, key=len) if matches else None
+        # Every match as `Library.members` finds them: in member order, `.` the root.
+        prefix = f"{directory}/" if directory not in ("", ".") else ""
+        in_order = by_directory.get(prefix[:-1], ())
         placed.append(
             LibraryFile(
                 library=library.name,
@@ -70,7 +75,7 @@ def place_libraries(
                 required=placement.required,
                 member=f"{directory}/{match}" if match and directory else match,
                 lookalikes=_lookalikes(library, names, matches),
-                matches=library.members(platform, members),
+                matches=tuple(prefix + n for n in in_order if fnmatchcase(n, pattern)),
             )
         )
     return tuple(placed)
