@@ -69,7 +69,6 @@ _VERSIONED_RUNTIME = (
 
 def unresolved_symbols(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL320: undefined dynamic symbols that nothing the binary loads defines."""
-    exporters: dict[str, list[str]] | None = None
     versioned = {i.file for b in model.binaries for i in b.imports if i.file}
     for binary in model.binaries:
         if binary.format is BinaryFormat.ARCHIVE or not binary.imports:
@@ -80,12 +79,10 @@ def unresolved_symbols(manifest: Manifest, model: Inventory) -> Iterator[Finding
             missing = _unbound(model, binary)
         if not missing:
             continue
-        if exporters is None:
-            exporters = _exporters(model)
         yield Finding(
             message=(
                 f"leaves {counted(len(missing), 'undefined symbol')} unresolved when it "
-                f"loads: {_names(missing)}; {_where(model, binary, missing, exporters)}"
+                f"loads: {_names(missing)}; {_where(model, binary, missing)}"
             ),
             location=model.location(binary.name),
             subject=Subject(library=model.subject_name(binary.name), artifact=model.label),
@@ -102,9 +99,7 @@ def _names(missing: list[Import]) -> str:
     return ", ".join(names[:_SHOWN]) + more
 
 
-def _where(
-    model: Inventory, binary: BinaryRecord, missing: list[Import], exporters: dict[str, list[str]]
-) -> str:
+def _where(model: Inventory, binary: BinaryRecord, missing: list[Import]) -> str:
     """Where the missing names were expected: the library each is bound to (Mach-O, PE),
     else the members that define them, which the NEEDED closure does not load."""
     parts: list[str] = []
@@ -116,7 +111,7 @@ def _where(
         {
             m
             for symbol in unbound
-            for m in ([symbol.file] if symbol.file else exporters.get(symbol.name, ()))
+            for m in ([symbol.file] if symbol.file else _exporters(model, symbol.name))
         }
     )
     if expected:
@@ -241,13 +236,10 @@ def _versions_symbols(file_name: str, versioned: set[str]) -> bool:
     return file_name in versioned or any(fnmatchcase(file_name, p) for p in _VERSIONED_RUNTIME)
 
 
-def _exporters(model: Inventory) -> dict[str, list[str]]:
-    """Which members of the artifact export each name: where a missing symbol lives."""
-    out: dict[str, list[str]] = {}
-    for record in model.binaries:
-        for name in record.definitions():
-            out.setdefault(name, []).append(record.name)
-    return out
+def _exporters(model: Inventory, name: str) -> list[str]:
+    """The members of the artifact that export `name`: where a missing symbol lives (asked
+    of each binary's definitions for the few missing names, not indexed for every name)."""
+    return [record.name for record in model.binaries if name in record.definitions()]
 
 
 def _shown_name(symbol: Import) -> str:
