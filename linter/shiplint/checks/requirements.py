@@ -15,6 +15,7 @@ matches the label names distributions that must be required the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,9 @@ _OS = (
     ("win", "win32", "Windows", "nt"),
 )
 _MACHINES = {"amd64": "AMD64", "win32": "x86", "arm64": "ARM64"}
+# The characters a requirement's leading distribution name is made of: the name
+# packaging reads is a prefix of this run (after the leading whitespace).
+_NAME_RUN = re.compile(r"[A-Za-z0-9._-]*")
 
 
 def provider_not_required(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
@@ -60,12 +64,11 @@ def _accelerator_not_required(manifest: Manifest, model: Inventory) -> Iterator[
         return
     if label is None:
         return
-    environments = _environments(model.label)
     for build in builds:
         if not fnmatchcase(label.lower(), build.label.lower()):
             continue
         for distribution in build.requires:
-            if _required(metadata.requires_dist, distribution, environments):
+            if _required(metadata.requires_dist, distribution, model.label):
                 continue
             yield Finding(
                 message=(
@@ -104,9 +107,8 @@ def _providers_not_required(manifest: Manifest, model: Inventory) -> Iterator[Fi
                 break
     if not users:
         return
-    environments = _environments(model.label)
     for distribution, needing in sorted(users.items()):
-        if _required(metadata.requires_dist, distribution, environments):
+        if _required(metadata.requires_dist, distribution, model.label):
             continue
         unique = [f"{name} ({', '.join(libs)})" for name, libs in needing.items()]
         head = ", ".join(unique[:_SHOWN])
@@ -127,14 +129,21 @@ def _providers_not_required(manifest: Manifest, model: Inventory) -> Iterator[Fi
         )
 
 
-def _required(
-    requirements: tuple[str, ...], distribution: str, environments: list[dict[str, str]]
-) -> bool:
-    from packaging.requirements import InvalidRequirement, Requirement
+def _required(requirements: tuple[str, ...], distribution: str, label: str) -> bool:
+    """Whether a requirement names `distribution` without a marker that leaves out one of
+    the tags of the wheel `label`."""
     from packaging.utils import canonicalize_name
 
     wanted = canonicalize_name(distribution)
-    for text in requirements:
+    named = [text for text in requirements if _may_name(text, wanted)]
+    if not named:
+        # Parsing requirements and markers imports most of packaging: a wheel that does
+        # not name the distribution at all (the usual finding) is answered without it.
+        return False
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    environments = _environments(label)
+    for text in named:
         try:
             requirement = Requirement(text)
         except InvalidRequirement:
@@ -147,15 +156,28 @@ def _required(
     return False
 
 
-def _environments(label: str) -> list[dict[str, str]]:
+def _may_name(text: str, wanted: str) -> bool:
+    """False only when the requirement `text` cannot name the canonical name `wanted`.
+
+    Its name is a prefix of the leading run of name characters ending at a word boundary,
+    so canonicalized it is that run's canonical form, or a part of it that a `.` or `-`
+    follows (an alphanumeric or `_` after it would be no boundary)."""
+    from packaging.utils import canonicalize_name
+
+    run = _NAME_RUN.match(text.lstrip())
+    leading = canonicalize_name(run.group() if run else "")
+    return leading == wanted or leading.startswith(f"{wanted}-")
+
+
+def _environments(label: str) -> tuple[dict[str, str], ...]:
     """The marker environment each tag of the wheel implies."""
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
     try:
         tags = parse_wheel_filename(label)[3]
     except InvalidWheelFilename:
-        return [_default()]
-    return [_environment(tag) for tag in sorted(tags, key=str)] or [_default()]
+        return (_default(),)
+    return tuple(_environment(tag) for tag in sorted(tags, key=str)) or (_default(),)
 
 
 def _default() -> dict[str, str]:
