@@ -12,6 +12,9 @@ anything).
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shiplint.artifacts.demangle import base_name, demangle
@@ -81,18 +84,17 @@ def _pointers(tree: Tree, member: str, reader: BinaryReader) -> RelocatedPointer
 def link_facts(artifact: Inventory, record: BinaryRecord, manifest: Manifest) -> LinkFacts:
     # Only the registries' symbols are ever looked up in these sets, so only names that
     # can spell one are demangled (demangling every symbol was most of this area's time).
-    needles = _needles(manifest)
+    may_spell = _spelling_filter(
+        tuple(symbol for registry in manifest.registries for symbol in registry.symbols)
+    )
     strong = {
         spelling
         for s in record.defined
-        if s.strong and _may_spell(s.name, needles)
+        if s.strong and may_spell(s.name)
         for spelling in (s.name, s.base)
     }
     imported = {
-        spelling
-        for name in record.undefined
-        if _may_spell(name, needles)
-        for spelling in _spellings(name)
+        spelling for name in record.undefined if may_spell(name) for spelling in _spellings(name)
     }
     return LinkFacts(
         member=record.name,
@@ -102,19 +104,20 @@ def link_facts(artifact: Inventory, record: BinaryRecord, manifest: Manifest) ->
     )
 
 
-def _needles(manifest: Manifest) -> tuple[str, ...]:
-    """What a symbol's raw name must contain to spell one of the registries' symbols: the
-    last identifier of a demangled name (a mangled name carries it verbatim), or the
-    mangled name itself."""
-    return tuple(
-        symbol.rsplit("::", 1)[-1]
-        for registry in manifest.registries
-        for symbol in registry.symbols
-    )
+@functools.cache
+def _spelling_filter(symbols: tuple[str, ...]) -> Callable[[str], object]:
+    """Whether a symbol's raw name may spell one of the registries' `symbols` (truthy):
+    it contains the last identifier of a demangled name (a mangled name carries it
+    verbatim), or the mangled name itself. One search for all of them, in C: a library
+    has thousands of symbols."""
+    needles = sorted({symbol.rsplit("::", 1)[-1] for symbol in symbols})
+    if not needles:
+        return _spells_nothing
+    return re.compile("|".join(map(re.escape, needles))).search
 
 
-def _may_spell(name: str, needles: tuple[str, ...]) -> bool:
-    return any(needle in name for needle in needles)
+def _spells_nothing(name: str) -> bool:
+    return False
 
 
 def _spellings(name: str) -> tuple[str, ...]:
