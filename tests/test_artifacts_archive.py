@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import stat
 import struct
 import tarfile
@@ -15,12 +16,14 @@ from shiplint.artifacts.archive import (
     ArtifactError,
     ArtifactKind,
     MemberError,
+    name_problem,
     normalise_member,
     open_artifact,
+    plain_member,
 )
 from shiplint.platforms import Platform
 
-from tests.material import wheel
+from tests.material import OTHER_WHEELS, cached_wheel, wheel
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -64,6 +67,37 @@ def test_member_names_are_normalised_and_hostile_ones_refused(
     raw: str, expected: str | None
 ) -> None:
     assert normalise_member(raw) == expected
+
+
+def _agrees_when_plain(raw: str) -> bool:
+    """plain_member's promise for one name; whether the name was plain."""
+    if not plain_member(raw):
+        return False
+    assert normalise_member(raw) == raw, raw
+    assert name_problem(raw) is None, raw
+    return True
+
+
+def test_plain_member_names_are_the_names_the_full_checks_keep_as_they_are() -> None:
+    rng = random.Random(1201)
+    pieces = ["a", "lib", "x.so", ".", "..", "/", "//", "\\", ":", "C:", "\x00", "\x1f", "\x7f",
+              " ", "-", "_", "\u00e9", "\ud800", "\udcff", "a" * 70, "b" * 260, "a/" * 40]  # fmt: skip
+    plain = 0
+    for _ in range(100_000):
+        raw = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 9)))
+        plain += _agrees_when_plain(raw)
+    assert plain > 1000
+    for raw in ("a/" * 63 + "b", "a/" * 64 + "b", "a" * 255, "a" * 256, "a/.b", "a/b."):
+        _agrees_when_plain(raw)
+
+
+def test_a_real_wheel_s_names_are_plain() -> None:
+    for path in (wheel("1.5.1", "manylinux_2_28_x86_64"), cached_wheel(*OTHER_WHEELS["openvino"])):
+        with zipfile.ZipFile(path) as archive:
+            names = [info.filename for info in archive.infolist() if not info.is_dir()]
+        plain = sum(_agrees_when_plain(name) for name in names)
+        # The full checks run for the few (none here) that are not plain.
+        assert plain == len(names), path
 
 
 def test_real_wheel_lists_members_and_platform_without_unpacking() -> None:

@@ -121,6 +121,29 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def plain_member(raw: str) -> bool:
+    """Whether a raw member name is already normal and has no problem (then
+    `normalise_member(raw) == raw` and `name_problem(raw)` is None), by a few scans most
+    names pass; False says only that the full checks must decide. An archive lists
+    thousands of names, and the full checks cost most of listing one."""
+    return (
+        # ASCII and at most 255 characters: no undecodable byte, no component longer
+        # than 255 bytes, not longer than the longest name.
+        raw.isascii()
+        and 0 < len(raw) <= MAX_COMPONENT_BYTES
+        and raw.count("/") < MAX_DEPTH
+        and "\\" not in raw
+        # No empty, `.` or `..` component (nor any starting with a dot), not absolute,
+        # no drive.
+        and not raw.startswith(("/", "."))
+        and not raw.endswith("/")
+        and "//" not in raw
+        and "/." not in raw
+        and raw[1:2] != ":"
+        and _CONTROL.search(raw) is None
+    )
+
+
 def printable(raw: str) -> str:
     """A member name as a report may show it: control characters and undecodable bytes
     escaped, at most MAX_NAME_CHARS characters."""
@@ -267,6 +290,8 @@ class ArtifactTree(ABC):
 
     def _listable(self, raw: str) -> str | None:
         """The normalised name of a member fit to list, or None (rejected with the reason)."""
+        if plain_member(raw):
+            return raw
         name = normalise_member(raw)
         if name is None:
             self._reject(raw, "absolute path or `..` component")
