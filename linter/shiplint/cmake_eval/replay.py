@@ -288,11 +288,11 @@ def _planned_digest(planned: PlannedTree, root: str) -> bytes:
     base = str(planned.root)
     placeholder = _PLACEHOLDER.encode()
     records = [
-        _directory_record(os.path.join(base, directory) if directory else base, Path(root))
+        _directory_record(os.path.join(base, directory) if directory else base, root)
         for directory in planned.directories()
     ]
     for name, data in planned.files.items():
-        path = _relative(os.path.join(base, name), Path(root))
+        path = _relative(os.path.join(base, name), root)
         record = b"f" + path.encode() + b"\0"
         if data:
             data = data.replace(root.encode(), placeholder)
@@ -308,7 +308,7 @@ def _records_digest(records: list[_Record]) -> bytes:
     return digest.digest()
 
 
-def _directory_record(path: str, root: Path) -> _Record:
+def _directory_record(path: str, root: Path | str) -> _Record:
     relative = _relative(path, root)
     return relative, b"d" + relative.encode() + b"\0"
 
@@ -326,7 +326,7 @@ def _file_record(path: str, root: Path, symlink: bool, empty: bool = False) -> _
     return relative, record
 
 
-def _relative(path: str, root: Path) -> str:
+def _relative(path: str, root: Path | str) -> str:
     return path.replace(str(root), _PLACEHOLDER)
 
 
