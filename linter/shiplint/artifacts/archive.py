@@ -121,16 +121,20 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+# A plain name's length bound: no component of an ASCII name this long passes the byte
+# limit, and the name is within the length limit.
+_PLAIN_MAX_CHARS = min(MAX_COMPONENT_BYTES, MAX_NAME_CHARS)
+
+
 def plain_member(raw: str) -> bool:
     """Whether a raw member name is already normal and has no problem (then
     `normalise_member(raw) == raw` and `name_problem(raw)` is None), by a few scans most
     names pass; False says only that the full checks must decide. An archive lists
     thousands of names, and the full checks cost most of listing one."""
     return (
-        # ASCII and at most 255 characters: no undecodable byte, no component longer
-        # than 255 bytes, not longer than the longest name.
+        # ASCII and short: no undecodable byte, no component past the byte limit.
         raw.isascii()
-        and 0 < len(raw) <= MAX_COMPONENT_BYTES
+        and 0 < len(raw) <= _PLAIN_MAX_CHARS
         and raw.count("/") < MAX_DEPTH
         and "\\" not in raw
         # No empty, `.` or `..` component (nor any starting with a dot), not absolute,

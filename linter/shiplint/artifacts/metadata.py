@@ -46,7 +46,7 @@ def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
     found = [
         m
         for m in members
-        if m.count("/") == 1 and m.endswith("/METADATA") and m.split("/")[0].endswith(".dist-info")
+        if m.endswith("/METADATA") and m.count("/") == 1 and m.split("/")[0].endswith(".dist-info")
     ]
     if len(found) != 1:
         return None
