@@ -11,7 +11,6 @@ import multiprocessing
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +24,6 @@ EXAMPLE = REPO / "examples" / "executorch" / "shiplint.yaml"
 
 _LOAD = """
 import sys
-import time
 from pathlib import Path
 from shiplint.manifest.errors import ManifestError
 from shiplint.manifest.load import load_manifest
@@ -167,7 +165,6 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path: Path) -> None:
 
 _CHECK = """
 import sys
-import time
 from shiplint.cli import main
 # An empty root: the manifest is loaded (validated or not), then its config source is
 # missing there, a usage error: enough to see whether the manifest was validated.
@@ -231,16 +228,22 @@ def test_a_run_refusing_reuse_reads_what_it_wrote_itself(
 
 
 def _aged_entries(ages_in_days: dict[str, float], size: int) -> dict[str, Path]:
-    """Entries of `size` payload bytes (two kinds), each last used `age` days ago."""
-    now = time.time()
+    """Entries of `size` payload bytes (two kinds), each last used `age` days before it
+    was written."""
     paths = {}
     for index, (name, age) in enumerate(ages_in_days.items()):
         kind = ("kind-a", "kind-b")[index % 2]
         cache.write(kind, name, os.urandom(size))
         path = cache.cache_dir() / kind / name
-        os.utime(path, (now - age * 86400, now - age * 86400))
+        _age(path, age)
         paths[name] = path
     return paths
+
+
+def _age(path: Path, days: float) -> None:
+    """Move the file's times `days` back from its own modification time (no clock read)."""
+    written = path.stat().st_mtime
+    os.utime(path, (written - days * 86400, written - days * 86400))
 
 
 @pytest.fixture
@@ -280,7 +283,7 @@ def test_pruning_is_done_at_most_once_a_day_by_a_write(
     # The first write pruned (the cache was never pruned); later ones left it alone.
     stamp = user_cache / ".pruned"
     assert stamp.exists() and all(path.exists() for path in paths.values())
-    os.utime(stamp, (time.time() - 2 * 86400,) * 2)
+    _age(stamp, 2)
     cache.write("kind-a", "new", b"n")
     assert cache.read("kind-a", "new") == b"n"
     assert sorted(name for name, path in paths.items() if path.exists()) == ["e1"]
@@ -292,7 +295,7 @@ def test_a_writers_leftover_temporary_file_is_removed_after_a_day(user_cache: Pa
     fresh = user_cache / "kind-a" / ".e.456.abcd.tmp"
     stale.write_bytes(b"")
     fresh.write_bytes(b"")
-    os.utime(stale, (time.time() - 2 * 86400,) * 2)
+    _age(stale, 2)
     cache.prune(10**9)
     assert not stale.exists() and fresh.exists()
 
