@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,29 @@ def test_the_manifest_names_a_policy(tmp_path: Path) -> None:
     bad.write_text(example.read_text().replace("policy: platform-tag", "policy: manylinux_9_9"))
     with pytest.raises(ManifestError, match="manylinux_9_9"):
         load_manifest(bad)
+
+
+def test_names_match_the_globs_as_fnmatch_matches_each() -> None:
+    # Literal patterns are looked up in a set, the rest tried as globs: the same answers as
+    # trying every pattern with fnmatchcase, in either case, over every policy's names.
+    from fnmatch import fnmatchcase
+
+    from shiplint.artifacts.linkage import matches_any
+
+    rng = random.Random(7)
+    policy_names_ = sorted({n for p in policy_names() for n in allowed_by((p,), None, "linux")})
+    pieces = ["lib", "c", "C", ".so", ".so.6", ".", "*", "?", "[a-c]", "[!x]", "-", "_", "1"]
+    patterns = [*policy_names_, "ld-linux*.so.*", "libtorch*.so", "VCRUNTIME140*.DLL"]
+    patterns += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(300)]
+    names = [*policy_names_, "libtorch_cpu.so", "vcruntime140_1.dll", "LIBC.SO.6"]
+    names += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(2000)]
+    matched = 0
+    for lower in (False, True):
+        for start in range(0, len(patterns), 40):
+            chunk = tuple(patterns[start : start + 40])
+            for name in names:
+                given = name.lower() if lower else name
+                expected = any(fnmatchcase(given, p.lower() if lower else p) for p in chunk)
+                assert matches_any(given, chunk, lower) is expected, (name, chunk, lower)
+                matched += expected
+    assert matched > 1000

@@ -13,6 +13,7 @@ manifest's `externals.provided` (`torch/lib`) is another wheel's, not a hole.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -87,9 +88,23 @@ def allowed_external(
         *policy,
         *(p for pr in externals.provided for p in pr.patterns),
     )
-    if case_insensitive:
-        return any(fnmatchcase(name.lower(), p.lower()) for p in patterns)
-    return any(fnmatchcase(name, p) for p in patterns)
+    return matches_any(name.lower() if case_insensitive else name, patterns, case_insensitive)
+
+
+def matches_any(name: str, patterns: tuple[str, ...], lower: bool = False) -> bool:
+    """Whether `name` matches one of the globs `patterns` (lower-cased first when `lower`)."""
+    exact, globs = _split_globs(patterns, lower)
+    return name in exact or any(fnmatchcase(name, p) for p in globs)
+
+
+@functools.lru_cache(maxsize=256)
+def _split_globs(patterns: tuple[str, ...], lower: bool) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The patterns without a wildcard (most system-library names), which match only
+    themselves, apart from the globs: a set lookup, not a glob compiled and tried each."""
+    if lower:
+        patterns = tuple(p.lower() for p in patterns)
+    globs = tuple(p for p in patterns if any(c in p for c in "*?["))
+    return frozenset(patterns) - frozenset(globs), globs
 
 
 def resolve_needed(
