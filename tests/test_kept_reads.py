@@ -1,6 +1,6 @@
 """What the struct ELF reader made of a wheel's member is kept under the member's
 fingerprint, and a later run reading the same member reads it back instead: the same
-records and pointers, anew for other bytes, never for what lief reads."""
+records and pointers, anew for other bytes (what lief reads: test_kept_lief_reads)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_version_sibling_copies_are_found_from_what_was_kept(
     assert _inventory(path, the_manifest) == first
 
 
-def test_a_file_the_struct_reader_declines_is_not_kept(
+def test_a_file_the_struct_reader_declines_is_kept_as_lief_read_it_not_as_struct(
     tmp_path: Path, built_libs: dict[str, Path]
 ) -> None:
     data = built_libs["libpkg_comp.so"].read_bytes()
@@ -147,6 +147,7 @@ def test_a_file_the_struct_reader_declines_is_not_kept(
     model = _inventory(path, the_manifest)
     assert model.binaries == (read_binary(declined, "pkg/lib/libpkg_comp.so"),)
     assert _entries("elf-records") == []
+    assert len(_entries("lief-records")) == 1
 
 
 def test_equal_members_have_equal_fingerprints_wherever_they_lie(tmp_path: Path) -> None:

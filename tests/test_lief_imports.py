@@ -1,4 +1,5 @@
-"""lief is imported only where a file needs it: a Linux wheel's ELF files are read without it.
+"""lief is imported only where a file needs it: a Linux wheel's ELF files are read without it,
+and a wheel whose lief reads are all kept in the user cache is read again without it.
 
 Each run is a child process that records the processes it starts (the real ones, still
 started) and reports whether lief was imported in it. lief always reads in the worker
@@ -11,6 +12,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.material import EXAMPLE_MANIFEST, REPO, wheel
 
@@ -59,9 +62,9 @@ def _child(script: str, *args: str) -> dict[str, object]:
     return result
 
 
-def _check(platform: str) -> dict[str, object]:
+def _check(platform: str, *options: str) -> dict[str, object]:
     argv = ["check", "--no-sources", "--manifest", str(EXAMPLE_MANIFEST), "--format", "json"]
-    return _child(_RUN, *argv, "--select", "SL3,SL4", str(wheel("1.5.1", platform)))
+    return _child(_RUN, *argv, *options, "--select", "SL3,SL4", str(wheel("1.5.1", platform)))
 
 
 def test_a_linux_wheel_run_imports_no_lief_and_starts_no_worker() -> None:
@@ -69,10 +72,25 @@ def test_a_linux_wheel_run_imports_no_lief_and_starts_no_worker() -> None:
     assert _check("manylinux_2_28_x86_64") == {"code": 1, "lief": False, "workers": 0}
 
 
-def test_a_macos_wheel_run_reads_through_the_lief_worker() -> None:
+def test_a_macos_wheel_run_reads_through_the_lief_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cold"))  # nothing kept yet
     result = _check("macosx_14_0_arm64")
     assert result["lief"] is False  # lief is imported in the worker, never here
     assert result["workers"] == 1
+
+
+@pytest.mark.parametrize("platform", ["macosx_14_0_arm64", "win_amd64"])
+def test_a_warm_run_of_a_wheel_lief_reads_imports_no_lief_and_starts_no_worker(
+    platform: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    cold = _check(platform)
+    assert cold["workers"] == 1
+    # Every record and pointer table lief read was kept: the same report without it.
+    assert _check(platform) == {"code": cold["code"], "lief": False, "workers": 0}
+    assert _check(platform, "--no-cache")["workers"] == 1
 
 
 def _member(platform: str, name: str, tmp_path: Path) -> Path:

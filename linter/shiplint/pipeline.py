@@ -210,9 +210,15 @@ def _inventory(
 ) -> Inventory:
     """The artifact's binaries read once, and their link graph resolved once."""
     from shiplint.artifacts.inventory import read_inventory
+    from shiplint.artifacts.kept_reads import note_lief_reads_kept
 
     progress.step(f"reading the binaries of {tree.label}")
-    return read_inventory(tree, manifest, reader, listing)
+    inventory = read_inventory(tree, manifest, reader, listing)
+    if not inventory.unreadable:
+        # Every file of it was read, and what lief read is kept: the next run reading
+        # these archives need not start the lief worker up front.
+        note_lief_reads_kept(tree)
+    return inventory
 
 
 def _config_artifact_models(

@@ -61,11 +61,13 @@ def read_inventory(
     records: dict[str, BinaryRecord] = {}
     unreadable: dict[str, Unreadable] = {}
     digests: dict[str, bytes] = {}
+    # The fingerprint (and copy digest) of each member the struct reader declined.
+    declined: dict[str, tuple[bytes, bytes | None]] = {}
 
     def staged() -> Iterator[tuple[str, bytes]]:
-        """Every binary to read, each member once: the ones the struct ELF reader reads
-        (or read before: `kept_reads`) are recorded here, the others' bytes are yielded
-        for the reader; unreadable ones noted."""
+        """Every binary to read, each member once: the ones read before (by either reader:
+        `kept_reads`) or that the struct ELF reader reads are recorded here, the others'
+        bytes are yielded for the reader; unreadable ones noted."""
         wanted = [m for m in listing.members if is_shared_object_name(m)]
         wanted += [p.member for p in listing.libraries if p.member is not None]
         members = list(dict.fromkeys(wanted))
@@ -74,10 +76,18 @@ def read_inventory(
         siblings = _with_siblings(members)
         for member in members:
             fingerprint = member_fingerprint(tree, member)
-            kept = kept_record(fingerprint, member) if fingerprint is not None else None
+            kept = None
+            if fingerprint is not None:
+                kept = kept_record(fingerprint, member) or kept_record(
+                    fingerprint, member, by_lief=True
+                )
+            known = kept.record if kept is not None else None
+            if isinstance(known, BinaryError):
+                unreadable[member] = Unreadable(member, known.reason)
+                continue
             # A sibling's kept record stands for its read only with the digest it is compared by.
-            if kept is not None and (kept.digest is not None or member not in siblings):
-                records[member] = kept.record
+            if kept is not None and known and (kept.digest is not None or member not in siblings):
+                records[member] = known
                 if kept.digest is not None and member in siblings:
                     digests[member] = kept.digest
                 continue
@@ -91,18 +101,24 @@ def read_inventory(
                 digest = digests[member] = hashlib.blake2b(data, digest_size=16).digest()
             record = read_elf(data, member)
             if record is None:
+                if fingerprint is not None:
+                    declined[member] = (fingerprint, digest)
                 yield member, data
                 continue
             records[member] = record
             if fingerprint is not None:
                 keep_record(fingerprint, record, digest)
 
-    # The reader parses (with lief) what the struct reader declined here.
+    # The reader parses (with lief) what the struct reader declined here; what it reads
+    # is kept like the struct reader's records (never an error: see `kept_reads`).
     for member, result in reader.binaries(staged(), struct_declined=True):
         if isinstance(result, BinaryError):
             unreadable[member] = Unreadable(member, result.reason)
         else:
             records[member] = result
+        if member in declined:
+            fingerprint, digest = declined[member]
+            keep_record(fingerprint, result, digest, by_lief=True)
     kept = {p.member for p in listing.libraries if p.member is not None}
     copies = _copies(digests, records, kept)
     copied = {copy for copy, _ in copies}

@@ -1,11 +1,17 @@
-"""What the struct ELF reader made of an archive member, kept in the user cache under the
-member's fingerprint: a later run that reads the same member neither inflates nor parses
-it (most of reading a wheel's binaries: the 1.5.1 Linux wheel's 23 MB of libraries).
+"""What a reader made of an archive member, kept in the user cache under the member's
+fingerprint: a later run that reads the same member neither inflates nor parses it (most
+of reading a wheel's binaries: the 1.5.1 Linux wheel's 23 MB of libraries), and, when
+every file lief read is kept, starts no lief worker at all.
 
-Only `elf_reader`'s answers are kept: a pure function of the member's bytes, which the
-fingerprint stands for (`shiplint.artifacts.fingerprint`), and of this package's code,
-which is in the key. What lief reads (the files that reader declines, other formats)
-is read again every run, in the worker, where a crash costs only that file. A member
+An answer is a pure function of the member's bytes, which the fingerprint stands for
+(`shiplint.artifacts.fingerprint`), and of the code that read it, which is in the key:
+for `elf_reader`'s answers this package's struct reader; for lief's (Mach-O, PE, the ELF
+files the struct reader declines) also `lief_reader` and the installed lief (its
+version and its files' sizes and times), so another lief misses. What lief found
+wrong with a file (a BinaryError, pointers it cannot read) is kept too, as it is a
+statement about the bytes; never one marked `transient`: the worker's fate (a crash, a
+timeout) or an exception inside lief, whose text may differ next time. Such a file is
+read again every run, in the worker, where a crash costs only that file. A member
 without a fingerprint (in a tar or a directory) is read every run too.
 
 Entries are plain tuples in `marshal` form (which builds no object of an arbitrary
@@ -16,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import marshal
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +35,7 @@ from shiplint.artifacts.archive import ArtifactTree
 from shiplint.artifacts.pointers import RelocatedPointers
 from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.records import (
+    BinaryError,
     BinaryFormat,
     BinaryRecord,
     Binding,
@@ -41,6 +50,10 @@ from shiplint.artifacts.tree import Tree
 
 _RECORDS = "elf-records"
 _POINTERS = "elf-pointers"
+_LIEF_RECORDS = "lief-records"
+_LIEF_POINTERS = "lief-pointers"
+# Per artifact file (its path, size and time): its last reading kept every lief read.
+_LIEF_KEPT = "lief-kept"
 _DECODE_ERRORS = (EOFError, ValueError, TypeError, IndexError, KeyError)
 _BINDINGS = {binding.value: binding for binding in Binding}
 _KINDS = {kind.value: kind for kind in SymbolKind}
@@ -48,7 +61,7 @@ _KINDS = {kind.value: kind for kind in SymbolKind}
 
 @dataclass(frozen=True)
 class KeptRecord:
-    record: BinaryRecord
+    record: BinaryRecord | BinaryError  # an error only as lief read it (see the module)
     # The member's digest as the inventory finds version-sibling copies by (blake2b, 16
     # bytes), when it was taken with the record.
     digest: bytes | None
@@ -61,45 +74,98 @@ def member_fingerprint(tree: Tree, member: str) -> bytes | None:
     return None
 
 
-def kept_record(fingerprint: bytes, member: str) -> KeptRecord | None:
-    """The record kept for a member with this fingerprint, named `member`, or None."""
-    payload = cache.read(_RECORDS, _name(_RECORDS, fingerprint))
+def kept_record(fingerprint: bytes, member: str, *, by_lief: bool = False) -> KeptRecord | None:
+    """The record kept for a member with this fingerprint, named `member`, or None;
+    `by_lief`: the one lief read (the struct reader declined the member)."""
+    kind = _LIEF_RECORDS if by_lief else _RECORDS
+    payload = cache.read(kind, _name(kind, fingerprint))
     if payload is None:
         return None
     try:
         encoded, digest = marshal.loads(payload)
+        if by_lief and len(encoded) == 1:
+            (reason,) = encoded
+            return KeptRecord(BinaryError(member, str(reason)), None)
         return KeptRecord(_decode_record(encoded, member), digest)
     except _DECODE_ERRORS:
         return None  # damaged, or another format's: read the member again
 
 
-def keep_record(fingerprint: bytes, record: BinaryRecord, digest: bytes | None) -> None:
-    payload = marshal.dumps((_encode_record(record), digest))
-    cache.write(_RECORDS, _name(_RECORDS, fingerprint), payload)
+def keep_record(
+    fingerprint: bytes,
+    record: BinaryRecord | BinaryError,
+    digest: bytes | None,
+    *,
+    by_lief: bool = False,
+) -> None:
+    if isinstance(record, BinaryError):
+        if record.transient or not by_lief:
+            return  # see the module
+        payload = marshal.dumps(((record.reason,), None))
+    else:
+        payload = marshal.dumps((_encode_record(record), digest))
+    kind = _LIEF_RECORDS if by_lief else _RECORDS
+    cache.write(kind, _name(kind, fingerprint), payload)
 
 
-def kept_pointers(fingerprint: bytes) -> RelocatedPointers | None:
+def kept_pointers(fingerprint: bytes, *, by_lief: bool = False) -> RelocatedPointers | None:
     """The relocated pointers kept for a member with this fingerprint, or None."""
-    payload = cache.read(_POINTERS, _name(_POINTERS, fingerprint))
+    kind = _LIEF_POINTERS if by_lief else _POINTERS
+    payload = cache.read(kind, _name(kind, fingerprint))
     if payload is None:
         return None
     try:
-        word_size, slots, strings, code = marshal.loads(payload)
+        word_size, slots, strings, code, unreadable = marshal.loads(payload)
         # marshal gives the tuples and the frozenset back as they were stored.
-        return RelocatedPointers(word_size, slots, strings, frozenset(code))
+        return RelocatedPointers(word_size, slots, strings, frozenset(code), unreadable)
     except _DECODE_ERRORS:
         return None
 
 
-def keep_pointers(fingerprint: bytes, image: RelocatedPointers) -> None:
-    if image.unreadable is not None:
-        return  # only what the struct reader read is kept, and it reads or declines
-    payload = marshal.dumps((image.word_size, image.slots, image.strings, image.code))
-    cache.write(_POINTERS, _name(_POINTERS, fingerprint), payload)
+def keep_pointers(fingerprint: bytes, image: RelocatedPointers, *, by_lief: bool = False) -> None:
+    if image.transient or (image.unreadable is not None and not by_lief):
+        return  # see the module; the struct reader reads or declines
+    payload = marshal.dumps(
+        (image.word_size, image.slots, image.strings, image.code, image.unreadable)
+    )
+    kind = _LIEF_POINTERS if by_lief else _POINTERS
+    cache.write(kind, _name(kind, fingerprint), payload)
+
+
+def lief_reads_kept(paths: Iterable[Path]) -> bool:
+    """Whether the last reading of each of these artifact files (as they are now) kept
+    every file lief read: then a run reading them again likely needs no lief worker. A
+    guess, never an answer: a wrong one only starts the worker later or sooner."""
+    return all(cache.read(_LIEF_KEPT, _artifact_name(path)) is not None for path in paths)
+
+
+def note_lief_reads_kept(tree: Tree) -> None:
+    """Note that reading `tree`'s archives kept every file lief read (`lief_reads_kept`)."""
+    paths = [t.path for t in _archives(tree)]
+    if not lief_reads_kept(paths):
+        for path in paths:
+            cache.write(_LIEF_KEPT, _artifact_name(path), b"")
+
+
+def _archives(tree: Tree) -> tuple[ArtifactTree, ...]:
+    if isinstance(tree, PrefixTree):
+        return tuple(t for t in tree.archives if isinstance(t, ArtifactTree))
+    return (tree,) if isinstance(tree, ArtifactTree) else ()
+
+
+def _artifact_name(path: Path) -> str:
+    try:
+        stat = path.stat()
+        where = str(path.resolve())
+    except OSError:
+        return cache.key(_LIEF_KEPT.encode(), b"missing")
+    seen = f"{where}\0{stat.st_size}\0{stat.st_mtime_ns}".encode("utf-8", "surrogateescape")
+    return cache.key(_LIEF_KEPT.encode(), _lief_identity(), seen)
 
 
 def _name(kind: str, fingerprint: bytes) -> str:
-    return cache.key(kind.encode(), _identity(), fingerprint)
+    identity = _lief_identity() if kind in (_LIEF_RECORDS, _LIEF_POINTERS) else _identity()
+    return cache.key(kind.encode(), identity, fingerprint)
 
 
 @functools.cache
@@ -111,6 +177,26 @@ def _identity() -> bytes:
     modules = (elf_reader, records, pointers, headers, fingerprint, platforms)
     files = tuple(Path(module.__file__ or "") for module in modules)
     return hashlib.sha256(cache.source_bytes((*files, Path(__file__)))).digest()
+
+
+@functools.cache
+def _lief_identity() -> bytes:
+    """What decides lief's answers besides the struct reader's code: `lief_reader` and the
+    archive reader it hands `!<arch>` files to (their sources, not imported here), and the
+    installed lief, its version and its files' sizes and times, found without importing it."""
+    here = Path(__file__).parent
+    code = cache.source_bytes((here / "lief_reader.py", here / "static_archive.py"))
+    return hashlib.sha256(_identity() + code + _installed_lief()).digest()
+
+
+def _installed_lief() -> bytes:
+    spec = importlib.util.find_spec("lief")
+    if spec is None or spec.origin is None:
+        return b""
+    package = Path(spec.origin).parent
+    # The version is in the name of its distribution's metadata directory.
+    versions = sorted(p.name for p in package.parent.glob("lief-*.dist-info"))
+    return "\0".join(versions).encode() + b"\0" + cache.installed("lief")
 
 
 def _encode_record(record: BinaryRecord) -> tuple[Any, ...]:

@@ -96,7 +96,9 @@ def read_binary(
     # TypeError or RuntimeError inside its bindings; any of them is a fact about
     # this one file, so the run goes on and the rules report it.
     except Exception as exc:
-        return BinaryError(name, f"cannot be parsed: {type(exc).__name__}: {exc}")
+        # What an exception says (an address, memory, recursion depth) may differ next time.
+        reason = f"cannot be parsed: {type(exc).__name__}: {exc}"
+        return BinaryError(name, reason, transient=True)
     return BinaryError(
         name, f"not a binary: starts with {data[:4]!r}, no ELF, Mach-O, PE or ar magic"
     )
@@ -456,7 +458,8 @@ def read_relocated_pointers(data: bytes, *, struct_declined: bool = False) -> Re
             if head[:2] == b"MZ":
                 return _pe_pointers(data)
     except Exception as exc:  # a fact about this one file, as in read_binary
-        return unreadable_pointers(f"relocations cannot be read: {type(exc).__name__}: {exc}")
+        reason = f"relocations cannot be read: {type(exc).__name__}: {exc}"
+        return unreadable_pointers(reason, transient=True)
     return unreadable_pointers("not an ELF, Mach-O or PE binary")
 
 

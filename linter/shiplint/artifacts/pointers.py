@@ -7,7 +7,7 @@ module holds the result and the address arithmetic over the image.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 # A pointed-to string longer than this is no operator name or kernel key.
@@ -35,11 +35,13 @@ class RelocatedPointers:
     code: frozenset[int]
     # Why the pointers could not be read (then everything else is empty), else None.
     unreadable: str | None = None
+    # As `BinaryError.transient`: why is about this reading, not the bytes; never kept.
+    transient: bool = field(default=False, compare=False)
 
 
-def unreadable_pointers(reason: str) -> RelocatedPointers:
+def unreadable_pointers(reason: str, *, transient: bool = False) -> RelocatedPointers:
     """No pointers, and why."""
-    return RelocatedPointers(0, (), (), frozenset(), reason)
+    return RelocatedPointers(0, (), (), frozenset(), reason, transient)
 
 
 @dataclass(frozen=True)

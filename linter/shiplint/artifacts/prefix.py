@@ -139,6 +139,11 @@ class PrefixTree:
         tree, member = self._where(name)
         return tree.head(member, count)
 
+    @property
+    def archives(self) -> tuple[Tree, ...]:
+        """The package's wheel, then its companions'."""
+        return (self._primary, *self.companions)
+
     def fingerprint(self, name: str) -> bytes | None:
         """The member's fingerprint in the archive it comes from (`ArtifactTree.fingerprint`)."""
         tree, member = self._where(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shiplint.artifacts.demangle import base_name, demangle
 
@@ -196,3 +196,6 @@ class BinaryError:
 
     name: str
     reason: str
+    # The reason is about this reading (the worker crashed or stalled, an exception inside
+    # lief), not the bytes alone: a later reading may answer otherwise, so it is never kept.
+    transient: bool = field(default=False, compare=False)

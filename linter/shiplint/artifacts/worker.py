@@ -14,7 +14,8 @@ Python over the file's bytes (no native code to crash), and reading in this proc
 costs less than starting a worker at all (an interpreter's start-up alone is 0.3-0.4 s
 on the 2-core machine, the 1.5.1 Linux wheel's 19 ELF files read in about 0.1 s). The
 worker is started when the first file needs lief, or at once when the caller expects
-lief to be needed (`lief_expected`): a wrong guess costs only a later start, never a
+lief to be needed (`lief_expected`: not for Linux wheels, nor for wheels whose lief
+reads are all kept in the user cache): a wrong guess costs only a later start, never a
 different answer.
 The worker reads what it is sent with lief directly: the parent has already had
 `elf_reader` decline it, and a second try would only cost the parse again.
@@ -115,15 +116,21 @@ IN_PROCESS = InProcess()
 
 
 def lief_expected(artifacts: Iterable[Path]) -> bool:
-    """Whether reading these artifacts will likely need lief: False only when every one is a
-    wheel tagged for Linux alone (its binaries are ELF, read without lief)."""
+    """Whether reading these artifacts will likely need lief: False when every one is a
+    wheel tagged for Linux alone (its binaries are ELF, read without lief), or a wheel
+    whose last reading kept every file lief read (`kept_reads.lief_reads_kept`)."""
+    others = []
     for path in artifacts:
         if path.suffix != ".whl":
             return True
         platforms = path.stem.rsplit("-", 1)[-1].split(".")
         if not all("linux" in platform for platform in platforms):
-            return True
-    return False
+            others.append(path)
+    if not others:
+        return False
+    from shiplint.artifacts.kept_reads import lief_reads_kept
+
+    return not lief_reads_kept(others)
 
 
 def _read_here(kind: str, data: bytes, name: str, struct_declined: bool) -> object | None:
@@ -183,7 +190,7 @@ class WorkerReader:
     ) -> Generator[tuple[str, BinaryRecord | BinaryError], None, None]:
         for request, answer in self._answers("binary", items, struct_declined):
             if isinstance(answer, str):
-                yield request.name, BinaryError(request.name, answer)
+                yield request.name, BinaryError(request.name, answer, transient=True)
             else:
                 yield request.name, answer
 
@@ -192,7 +199,7 @@ class WorkerReader:
     ) -> RelocatedPointers:
         ((_, answer),) = self._answers("pointers", [(name, data)], struct_declined)
         if isinstance(answer, str):
-            return unreadable_pointers(answer)
+            return unreadable_pointers(answer, transient=True)
         return answer  # type: ignore[no-any-return]
 
     def close(self) -> None:
@@ -431,10 +438,11 @@ def main() -> int:
         except OSError as exc:
             # The parent stages every file before it asks; a missing one is its fault, but
             # it is still this file's answer and the worker goes on.
+            reason = f"cannot be read for parsing: {exc.strerror}"
             if kind == "binary":
-                _send(stdout, BinaryError(name, f"cannot be read for parsing: {exc.strerror}"))
+                _send(stdout, BinaryError(name, reason, transient=True))
             else:
-                _send(stdout, unreadable_pointers(f"cannot be read for parsing: {exc.strerror}"))
+                _send(stdout, unreadable_pointers(reason, transient=True))
             continue
         # The parent sends only what `elf_reader` declined there: lief reads it directly.
         if kind == "binary":

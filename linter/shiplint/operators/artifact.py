@@ -4,8 +4,8 @@ Called from `shiplint.pipeline` with the artifact's inventory: the binaries, the
 placement as manifest libraries, the platform and the NEEDED closures all come from
 it, so this area and the artifact rules see the same loader. What it reads itself is
 each binary's relocated pointers (kernel tables): kept from an earlier run that read
-the same member (`shiplint.artifacts.kept_reads`), else by the struct ELF reader here,
-else through the worker's lief. Reads nothing
+the same member (`shiplint.artifacts.kept_reads`, whichever reader read it), else by the
+struct ELF reader here, else through the worker's lief. Reads nothing
 when the manifest names no registry (without one, no library can be said to register
 anything).
 """
@@ -64,20 +64,23 @@ def read_operators(
 
 def _pointers(tree: Tree, member: str, reader: BinaryReader) -> RelocatedPointers:
     """The member's relocated pointers: kept from a run that read the same bytes, else read
-    by the struct ELF reader here (and kept), else by the reader's lief. Raises MemberError."""
+    by the struct ELF reader here, else by the reader's lief (either kept, unless
+    unreadable). Raises MemberError."""
     from shiplint.artifacts.elf_reader import read_elf_pointers
     from shiplint.artifacts.kept_reads import keep_pointers, kept_pointers, member_fingerprint
 
     fingerprint = member_fingerprint(tree, member)
-    kept = kept_pointers(fingerprint) if fingerprint is not None else None
-    if kept is not None:
-        return kept
+    if fingerprint is not None:
+        kept = kept_pointers(fingerprint) or kept_pointers(fingerprint, by_lief=True)
+        if kept is not None:
+            return kept
     data = tree.read(member)
     pointers = read_elf_pointers(data)
+    by_lief = pointers is None
     if pointers is None:
-        return reader.pointers(data, member, struct_declined=True)
+        pointers = reader.pointers(data, member, struct_declined=True)
     if fingerprint is not None:
-        keep_pointers(fingerprint, pointers)
+        keep_pointers(fingerprint, pointers, by_lief=by_lief)
     return pointers
 
 
