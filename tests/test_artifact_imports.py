@@ -43,6 +43,9 @@ _NEVER = (
     "packaging.markers",
     "jsonschema",
     "yaml",
+    # The sources model and the export files a source evaluation lays out.
+    "shiplint.sources",
+    "shiplint.cmake_eval.exports",
 )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.listing import Listing
@@ -23,7 +24,6 @@ from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
-from shiplint.cmake_eval.exports import plan_exports, write_exports
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
@@ -56,8 +56,10 @@ from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
-from shiplint.sources.model import CMakeProject
 from shiplint.waiting import HALT_GRACE
+
+if TYPE_CHECKING:
+    from shiplint.sources.model import CMakeProject
 
 # A component name no package defines: the request every config must refuse.
 ABSENT_COMPONENT = "shiplint_absent_component"
@@ -178,6 +180,9 @@ def evaluate_source(
             work = Path(tmp)
             layout = layout_source(repo, manifest, platform, work / "tree")
             if isinstance(layout, Layout) and project is not None:
+                # Only a source evaluation lays out exports: an artifact run never imports them.
+                from shiplint.cmake_eval.exports import plan_exports, write_exports
+
                 config_dir = manifest.cmake.installed_config_dirs[0]
                 write_exports(plan_exports(project, manifest, platform, config_dir), layout.root)
             what = _Input(Mode.SOURCE, "source", platform, config, ())
