@@ -221,3 +221,8 @@ def test_a_wheel_whose_lief_reads_are_kept_expects_no_lief(tmp_path: Path) -> No
     assert lief_expected([path, wheel("1.5.1", "win_amd64")])
     with cache.refusing_reuse():
         assert lief_expected([path])
+    # A Linux wheel is never expected to need lief: nothing is noted for it.
+    noted = _entries("lief-kept")
+    with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
+        kept_reads.note_lief_reads_kept(tree)
+    assert _entries("lief-kept") == noted != []

@@ -47,6 +47,7 @@ from shiplint.artifacts.records import (
     symbol_record,
 )
 from shiplint.artifacts.tree import Tree
+from shiplint.artifacts.worker import linux_wheel
 
 _RECORDS = "elf-records"
 _POINTERS = "elf-pointers"
@@ -140,8 +141,11 @@ def lief_reads_kept(paths: Iterable[Path]) -> bool:
 
 
 def note_lief_reads_kept(tree: Tree) -> None:
-    """Note that reading `tree`'s archives kept every file lief read (`lief_reads_kept`)."""
+    """Note that reading `tree`'s archives kept every file lief read (`lief_reads_kept`);
+    not for Linux wheels, which are never expected to need lief."""
     paths = [t.path for t in _archives(tree)]
+    if all(map(linux_wheel, paths)):
+        return
     if not lief_reads_kept(paths):
         for path in paths:
             cache.write(_LIEF_KEPT, _artifact_name(path), b"")

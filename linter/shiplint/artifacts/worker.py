@@ -123,14 +123,19 @@ def lief_expected(artifacts: Iterable[Path]) -> bool:
     for path in artifacts:
         if path.suffix != ".whl":
             return True
-        platforms = path.stem.rsplit("-", 1)[-1].split(".")
-        if not all("linux" in platform for platform in platforms):
+        if not linux_wheel(path):
             others.append(path)
     if not others:
         return False
     from shiplint.artifacts.kept_reads import lief_reads_kept
 
     return not lief_reads_kept(others)
+
+
+def linux_wheel(path: Path) -> bool:
+    """Whether `path` is named as a wheel tagged for Linux alone (its binaries are ELF)."""
+    platforms = path.stem.rsplit("-", 1)[-1].split(".")
+    return path.suffix == ".whl" and all("linux" in platform for platform in platforms)
 
 
 def _read_here(kind: str, data: bytes, name: str, struct_declined: bool) -> object | None:
