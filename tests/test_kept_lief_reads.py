@@ -1,7 +1,8 @@
 """What lief read of a wheel's member (Mach-O, PE, an ELF file the struct reader declines)
 is kept under the member's fingerprint and the installed lief's identity, like the struct
 reader's answers: a later reading gets the same records and pointers without asking lief,
-another lief or a damaged entry reads again, and an error is never kept."""
+another lief or a damaged entry reads again, and an answer about the reading rather than
+the bytes (a worker crash, an exception inside lief) is never kept."""
 
 from __future__ import annotations
 
