@@ -166,6 +166,13 @@ def test_what_lief_finds_wrong_with_the_bytes_is_kept_as_a_fresh_read_says_it(
     declined = sorted(name for name in damaged if elf_reader.read_elf(damaged[name], name) is None)
     assert sorted(cold.asked) == declined and warm.asked == []
     assert kept == {name: error.reason for name, error in fresh.items()}  # type: ignore[union-attr]
+    # Every file lief read is kept, its errors too: the next run needs no worker up front.
+    assert lief_expected([path])
+    with open_artifact(path) as tree:
+        kept_reads.note_lief_reads_kept(tree, ["pkg/lib/nowhere.dll", "pkg/lib/not-a-member.dll"])
+        assert lief_expected([path])  # a member whose reading is not kept: read again
+        kept_reads.note_lief_reads_kept(tree, kept)
+    assert not lief_expected([path])
 
 
 def test_an_answer_about_the_reading_not_the_bytes_is_never_kept() -> None:
@@ -215,7 +222,7 @@ def test_a_wheel_whose_lief_reads_are_kept_expects_no_lief(tmp_path: Path) -> No
     assert lief_expected([path])
     with open_artifact(path) as tree:
         read_inventory(tree, the_manifest, _Counting())
-        kept_reads.note_lief_reads_kept(tree)
+        kept_reads.note_lief_reads_kept(tree, ())
     assert not lief_expected([path])
     # A guess per file: another file is expected to need lief, and so is the same one
     # with --no-cache.
@@ -225,5 +232,5 @@ def test_a_wheel_whose_lief_reads_are_kept_expects_no_lief(tmp_path: Path) -> No
     # A Linux wheel is never expected to need lief: nothing is noted for it.
     noted = _entries("lief-kept")
     with open_artifact(wheel("1.5.1", "manylinux_2_28_x86_64")) as tree:
-        kept_reads.note_lief_reads_kept(tree)
+        kept_reads.note_lief_reads_kept(tree, ())
     assert _entries("lief-kept") == noted != []

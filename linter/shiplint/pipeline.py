@@ -214,10 +214,9 @@ def _inventory(
 
     progress.step(f"reading the binaries of {tree.label}")
     inventory = read_inventory(tree, manifest, reader, listing)
-    if not inventory.unreadable:
-        # Every file of it was read, and what lief read is kept: the next run reading
-        # these archives need not start the lief worker up front.
-        note_lief_reads_kept(tree)
+    # When what lief read of it is all kept, the next run reading these archives need not
+    # start the lief worker up front.
+    note_lief_reads_kept(tree, (u.member for u in inventory.unreadable))
     return inventory
 
 

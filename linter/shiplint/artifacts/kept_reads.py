@@ -31,7 +31,7 @@ from typing import Any
 
 from shiplint import cache
 from shiplint.artifacts import elf_reader, fingerprint, headers, pointers, records
-from shiplint.artifacts.archive import ArtifactTree
+from shiplint.artifacts.archive import ArtifactTree, MemberError
 from shiplint.artifacts.pointers import RelocatedPointers
 from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.records import (
@@ -140,15 +140,23 @@ def lief_reads_kept(paths: Iterable[Path]) -> bool:
     return all(cache.read(_LIEF_KEPT, _artifact_name(path)) is not None for path in paths)
 
 
-def note_lief_reads_kept(tree: Tree) -> None:
-    """Note that reading `tree`'s archives kept every file lief read (`lief_reads_kept`);
-    not for Linux wheels, which are never expected to need lief."""
+def note_lief_reads_kept(tree: Tree, unreadable: Iterable[str]) -> None:
+    """Note that reading `tree`'s archives kept every file lief read (`lief_reads_kept`),
+    when each of its `unreadable` members is one whose error lief's reading kept; not for
+    Linux wheels, which are never expected to need lief."""
     paths = [t.path for t in _archives(tree)]
-    if all(map(linux_wheel, paths)):
+    if all(map(linux_wheel, paths)) or lief_reads_kept(paths):
         return
-    if not lief_reads_kept(paths):
-        for path in paths:
-            cache.write(_LIEF_KEPT, _artifact_name(path), b"")
+    for member in unreadable:
+        try:
+            fingerprint = member_fingerprint(tree, member)
+        except MemberError:
+            return
+        kept = kept_record(fingerprint, member, by_lief=True) if fingerprint else None
+        if kept is None or not isinstance(kept.record, BinaryError):
+            return  # read again next time (a member the archive cannot give, a crash)
+    for path in paths:
+        cache.write(_LIEF_KEPT, _artifact_name(path), b"")
 
 
 def _archives(tree: Tree) -> tuple[ArtifactTree, ...]:
