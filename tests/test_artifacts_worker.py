@@ -28,6 +28,14 @@ from tests.pe_libs import pe_dlls
 
 __all__ = ["built_libs", "pe_dlls"]
 
+
+@pytest.fixture(autouse=True)
+def _own_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Nothing kept by another test: what lief read of these fixtures' files is kept, and a
+    kept file is never sent to the worker these tests are about."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+
+
 # A stand-in worker that reads one request and then dies the way a lief crash would.
 CRASHING_WORKER = textwrap.dedent(
     """
