@@ -11,28 +11,16 @@ imported beyond what the interpreter starts with.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.imported_modules import loaded, run_cli
 from tests.material import (
     EXAMPLE_MANIFEST,
     NEW_CMAKE_VERSION,
     OLD_CMAKE_VERSION,
-    REPO,
     cmake,
     wheel,
 )
-
-_SCRIPT = """
-import json
-import sys
-before = set(sys.modules)
-from shiplint.cli import main
-code = main(sys.argv[1:])
-print(json.dumps({"code": code, "imported": sorted(set(sys.modules) - before)}))
-"""
 
 # Never imported by this run: what it does not read, or reads without them.
 _NEVER = (
@@ -49,28 +37,13 @@ _NEVER = (
 )
 
 
-def _run(*args: str, cache_home: Path) -> tuple[int, set[str]]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
-    result = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *args],
-        cwd=REPO, capture_output=True, text=True, timeout=600, check=False, env=env,
-    )  # fmt: skip
-    assert result.stdout, result.stderr
-    outcome = json.loads(result.stdout.splitlines()[-1])
-    return outcome["code"], set(outcome["imported"])
-
-
-def _loaded(imported: set[str], name: str) -> bool:
-    return any(module == name or module.startswith(name + ".") for module in imported)
-
-
 def test_a_warm_wheel_run_imports_only_what_it_reads(tmp_path: Path) -> None:
     args = ("check", "--no-sources", "--manifest", str(EXAMPLE_MANIFEST),
             "--cmake", str(cmake(OLD_CMAKE_VERSION)), "--cmake", str(cmake(NEW_CMAKE_VERSION)),
             "--format", "json", "--output", str(tmp_path / "report.json"),
             str(wheel("1.5.1", "manylinux_2_28_x86_64")))  # fmt: skip
-    first_code, first = _run(*args, cache_home=tmp_path / "cache")
-    code, imported = _run(*args, cache_home=tmp_path / "cache")
+    first_code, first = run_cli(*args, cache_home=tmp_path / "cache")
+    code, imported = run_cli(*args, cache_home=tmp_path / "cache")
     # The real findings (exit 1), with SL321's among them: the requirements were judged.
     assert (first_code, code) == (1, 1)
     findings = json.loads((tmp_path / "report.json").read_text())["diagnostics"]
@@ -78,4 +51,4 @@ def test_a_warm_wheel_run_imports_only_what_it_reads(tmp_path: Path) -> None:
     assert {"shiplint.artifacts.metadata", "shiplint.checks.requirements"} <= imported
     # The first run validated the manifest; the second trusts the cache for it.
     assert "jsonschema" in first
-    assert [name for name in _NEVER if _loaded(imported, name)] == []
+    assert [name for name in _NEVER if loaded(imported, name)] == []

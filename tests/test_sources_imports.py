@@ -9,25 +9,16 @@ the interpreter itself starts with (a site hook may import some of them first).
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.imported_modules import loaded, run_cli
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "srcproject"
-
-_SCRIPT = """
-import json
-import sys
-before = set(sys.modules)
-from shiplint.cli import main
-code = main(sys.argv[1:])
-print(json.dumps({"code": code, "imported": sorted(set(sys.modules) - before)}))
-"""
 
 # Imported by a sources-only run only when something it was not asked for loads. (Not
 # lzma or bz2: shutil, which the CLI needs, imports both on Python 3.11 and 3.12.)
@@ -77,40 +68,25 @@ _WALK = (
 )
 
 
-def _run(*args: str, cache_home: Path) -> tuple[int, set[str]]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
-    result = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, *args],
-        cwd=REPO, capture_output=True, text=True, timeout=120, check=False, env=env,
-    )  # fmt: skip
-    assert result.stdout, result.stderr
-    outcome = json.loads(result.stdout.splitlines()[-1])
-    return outcome["code"], set(outcome["imported"])
-
-
-def _loaded(imported: set[str], name: str) -> bool:
-    return any(module == name or module.startswith(name + ".") for module in imported)
-
-
 @pytest.mark.parametrize("report", ["json", "text"])
 def test_a_sources_run_imports_only_what_it_uses(tmp_path: Path, report: str) -> None:
     args = ("check", "--root", str(FIXTURE), "--manifest", str(FIXTURE / "shiplint.yaml"),
             "--select", "SL2", "--format", report, "--output", str(tmp_path / "report"))  # fmt: skip
-    first_code, first = _run(*args, cache_home=tmp_path / "cache")
-    code, imported = _run(*args, cache_home=tmp_path / "cache")
+    first_code, first = run_cli(*args, cache_home=tmp_path / "cache", timeout=120)
+    code, imported = run_cli(*args, cache_home=tmp_path / "cache", timeout=120)
     # Exit 0 (only the SL208 info), the asked-for reporter loaded.
     assert (first_code, code) == (0, 0)
     assert f"shiplint.report.{report}" in imported
-    assert [name for name in _NEVER if _loaded(imported, name)] == []
+    assert [name for name in _NEVER if loaded(imported, name)] == []
     # Nor the rules it cannot use, nor the models only those read.
-    assert [name for name in _OTHER_AREAS if _loaded(imported, name)] == []
+    assert [name for name in _OTHER_AREAS if loaded(imported, name)] == []
     others = {"text", "json", "sarif", "github", "markdown", "convert"} - {report}
     assert sorted(imported & {f"shiplint.report.{name}" for name in others}) == []
     # The first run parsed and validated the manifest and walked the CMake files; the
     # second trusts the cache for all of it: it loads no parser, validator or walk.
     cached = ("jsonschema", "yaml", "tomllib", "tree_sitter", *_WALK)
     assert set(cached) <= first
-    assert [name for name in cached if _loaded(imported, name)] == []
+    assert [name for name in cached if loaded(imported, name)] == []
 
 
 def test_the_checks_import_no_reader(tmp_path: Path) -> None:
@@ -125,4 +101,4 @@ def test_the_checks_import_no_reader(tmp_path: Path) -> None:
     )  # fmt: skip
     imported = set(result.stdout.split())
     assert "shiplint.checks.artifacts" in imported
-    assert [name for name in _NEVER if _loaded(imported, name)] == []
+    assert [name for name in _NEVER if loaded(imported, name)] == []
