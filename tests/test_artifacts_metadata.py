@@ -1,7 +1,8 @@
 """A wheel's METADATA is read as packaging's `parse_email` reads it, without importing it.
 
-`parse_metadata` reads the header block itself; `packaging.metadata.parse_email` (the
-reader it replaced, on the same decoded text) is the reference: the real wheels' METADATA,
+`parse_metadata` reads the header block with the standard library's header parser;
+`packaging.metadata.parse_email` (the reader it replaced, on the same decoded text) is
+the reference: the real wheels' METADATA,
 hand-written malformed ones and generated ones must give the same `Version` and
 `Requires-Dist` values.
 """

@@ -3,30 +3,25 @@
 Only what the metadata rule needs: the distribution's `Version` and `Requires-Dist`
 entries as strings, and what could not be read. Markers are evaluated by the rule.
 
-METADATA is an RFC 822 header block. The headers are read here the way the standard
-library's email parser reads them with its compat32 policy, which is what
-`packaging.metadata.parse_email` hands its fields to: same lines, same continuation
-and defect handling, same values. Importing that parser (email, and packaging's
-metadata module with its licence tables) cost a warm wheel run more than reading the
-two fields; tests/test_artifacts_metadata.py holds this reader to `parse_email` on the
-real wheels' METADATA and on malformed ones.
+METADATA is an RFC 822 header block, read by the standard library's header parser
+with the compat32 policy: the parser `packaging.metadata.parse_email` hands its
+fields to, so the values are the same (tests/test_artifacts_metadata.py holds this
+reader to `parse_email` on the real wheels' METADATA and on malformed ones), without
+importing packaging's metadata module and its licence tables on every wheel run, and
+without parsing the body (a multipart one tripped `parse_email`'s assertion).
 """
 
 from __future__ import annotations
 
-import io
-import re
 from dataclasses import dataclass
+from email.parser import HeaderParser
+from email.policy import compat32
 
 from shiplint.artifacts.kinds import ArtifactKind, MemberError
 from shiplint.artifacts.tree import Tree
 
 # METADATA is a few kilobytes; anything larger is not a wheel's metadata.
 _LIMIT = 4 * 1024 * 1024
-# A line the email parser takes as part of the header block: a unix-from line, a field
-# name (printable ASCII but `:`) and its colon, or a continuation (email.feedparser's
-# headerRE). The first line that is none of these ends the block.
-_HEADER_LINE = re.compile(r"From |[\041-\071\073-\176]*:|[\t ]")
 
 
 @dataclass(frozen=True)
@@ -61,42 +56,9 @@ def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
 def parse_metadata(member: str, data: bytes) -> WheelMetadata:
     """`Requires-Dist` (every one, in order) and `Version` (when written exactly once)."""
     # Decoded with replacement, the text holds no lone surrogates: every value is a
-    # plain string, never the email parser's undecodable Header (which parse_email
-    # would have put in its unparsed fields).
-    fields = _header_fields(data.decode("utf-8", "replace"))
-    versions = [value for name, value in fields if name == "version"]
-    requires = tuple(value for name, value in fields if name == "requires-dist")
+    # plain string, never the parser's undecodable Header (which parse_email would have
+    # put in its unparsed fields).
+    headers = HeaderParser(policy=compat32).parsestr(data.decode("utf-8", "replace"))
+    versions = [str(value) for value in headers.get_all("Version", [])]
+    requires = tuple(str(value) for value in headers.get_all("Requires-Dist", []))
     return WheelMetadata(member, requires, None, versions[0] if len(versions) == 1 else None)
-
-
-def _header_fields(text: str) -> list[tuple[str, str]]:
-    """(lower-case name, value) of each header, in order, as compat32 parses them."""
-    # Lines end at \r\n, \r or \n, ends kept: how the email parser splits its input.
-    block: list[str] = []
-    for line in io.StringIO(text, newline="").readlines():
-        if not _HEADER_LINE.match(line):
-            break
-        block.append(line)
-    fields: list[tuple[str, str]] = []
-    current: list[str] = []
-    for line in block:
-        if line[0] in " \t":
-            # A continuation before any field (or after a skipped line) is dropped.
-            if current:
-                current.append(line)
-            continue
-        if current:
-            fields.append(_field(current))
-            current = []
-        # A unix-from line anywhere, and a line that starts with its colon, are no field.
-        if line.startswith("From ") or line.startswith(":"):
-            continue
-        current = [line]
-    if current:
-        fields.append(_field(current))
-    return fields
-
-
-def _field(lines: list[str]) -> tuple[str, str]:
-    name, value = lines[0].split(":", 1)
-    return name.lower(), (value.lstrip(" \t") + "".join(lines[1:])).rstrip("\r\n")
