@@ -71,8 +71,8 @@ case "${INPUT_FAIL_ON:-}" in
   *) cannot_check "input fail-on: expected error, warning, info or none, got '${INPUT_FAIL_ON}'" ;;
 esac
 case "$format" in
-  text|json|sarif|github|markdown) ;;
-  *) cannot_check "input format: expected text, json, sarif, github or markdown, got '${format}'" ;;
+  text|json|sarif|github|markdown|mermaid) ;;
+  *) cannot_check "input format: expected text, json, sarif, github, markdown or mermaid, got '${format}'" ;;
 esac
 
 # CMake binaries: given paths, then the releases install.sh fetched.

@@ -249,6 +249,22 @@ def test_fail_on_none_reports_without_failing(
         assert len(annotation_lines(result.stdout)) == 2
 
 
+def test_the_log_can_show_the_picture(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
+    dist = workspace / "dist"
+    dist.mkdir()
+    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
+        wheel.writestr("acme/README", "nothing linkable\n")
+    inputs = {"sources": "false", "artifacts": "dist/*.whl", "format": "mermaid"}
+    result = run(action_dir, workspace, runner_temp, **inputs)
+    assert result.returncode == 1 and result.outputs["verdict"] == "failed"
+    # The picture of the checked build, then the findings' annotations.
+    assert "flowchart" in result.stdout
+    assert sorted(re.findall(r"title=(SL\d+) ", result.stdout)) == ["SL114", "SL301"]
+    bad = run(action_dir, workspace, runner_temp, format="picture")
+    assert bad.returncode == 2
+    assert "expected text, json, sarif, github, markdown or mermaid, got 'picture'" in bad.stdout
+
+
 @pytest.mark.parametrize(
     ("project", "given", "code", "verdict"),
     [
