@@ -9,6 +9,7 @@ line ends and bytes that are not UTF-8; real CMake for the replay.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -130,3 +131,26 @@ def test_a_replayed_evaluation_writes_no_tree(
     assert first.failure is None and not first.reused and first_wrote
     assert second.reused and not second_wrote
     assert replace(first, seconds=0.0, reused=True) == replace(second, seconds=0.0)
+
+
+def test_a_tree_the_file_system_refuses_is_a_failed_evaluation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    package = _package(tmp_path, "set(pkg_FOUND TRUE)\n")
+    # The run directory is a file: nothing can be laid out under it.
+    (tmp_path / "blocked").write_bytes(b"")
+    layout = _planned(package, _manifest(), tmp_path / "blocked" / "tree")
+    binary = cmake(NEW_CMAKE_VERSION)
+    threads = set(threading.enumerate())
+    evaluation = evaluate_once(
+        layout, _manifest(), identify(str(binary)), str(binary), None, 60.0,
+        tmp_path / "run0",
+    )  # fmt: skip
+    # The trace's reader was ended too: no thread is left waiting on its FIFO.
+    assert set(threading.enumerate()) <= threads
+    assert evaluation.failure is not None and not evaluation.found
+    assert evaluation.failure.message.startswith(
+        "cannot lay out the package to evaluate its config: Not a directory"
+    )
+    assert evaluation.failure.location == layout.config_location

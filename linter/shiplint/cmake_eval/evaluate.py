@@ -25,7 +25,7 @@ from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
 from shiplint.cmake_eval.languages import host_languages
-from shiplint.cmake_eval.layout import Layout, layout_artifact, layout_source
+from shiplint.cmake_eval.layout import Layout, TreeNotWritten, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
     AlternateConfig,
     ComponentRequest,
@@ -314,7 +314,14 @@ def evaluate_once(
     )
     # Writable: the evaluation's whole directory (this run's and the laid-out tree, where
     # the probe configures a .cmake.in source), nothing else.
-    outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages)
+    try:
+        outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages)
+    except TreeNotWritten as exc:
+        what = _Input(
+            layout.mode, layout.label, layout.platform, layout.config_location, layout.shipped
+        )
+        failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
+        return _failed(what, configured_as, cmake.version_text, route, failure)
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package

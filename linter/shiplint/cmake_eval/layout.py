@@ -46,6 +46,10 @@ class ConfigureIn:
     install_destination: str
 
 
+class TreeNotWritten(Exception):
+    """The planned tree could not be written (the file system refused a path)."""
+
+
 class PlannedTree:
     """Files to lay out under `root`: each member's path, with its bytes, or None for an
     empty placeholder. Written once, by the first run that needs it on disk (runs of
@@ -68,22 +72,32 @@ class PlannedTree:
         return sorted(out)
 
     def write(self) -> None:
+        """Raises TreeNotWritten, saying which path the file system refused and why."""
         with self._lock:
             if self._written:
                 return
-            base = str(self.root)
-            # Thousands of placeholders (a wheel's headers): plain os calls, each
-            # directory made once.
-            for directory in sorted({posixpath.dirname(name) for name in self.files}):
-                os.makedirs(os.path.join(base, directory), exist_ok=True)
-            for name, data in self.files.items():
-                target = os.path.join(base, name)
-                if data is None:
-                    os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
-                else:
-                    with open(target, "wb") as stream:
-                        stream.write(data)
+            try:
+                self._write()
+            except OSError as exc:
+                where = f" ({exc.filename})" if exc.filename else ""
+                raise TreeNotWritten(
+                    f"cannot lay out the package to evaluate its config: {exc.strerror}{where}"
+                ) from exc
             self._written = True
+
+    def _write(self) -> None:
+        base = str(self.root)
+        # Thousands of placeholders (a wheel's headers): plain os calls, each directory
+        # made once.
+        for directory in sorted({posixpath.dirname(name) for name in self.files}):
+            os.makedirs(os.path.join(base, directory), exist_ok=True)
+        for name, data in self.files.items():
+            target = os.path.join(base, name)
+            if data is None:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+            else:
+                with open(target, "wb") as stream:
+                    stream.write(data)
 
     def cmake_files(self, directory: Path) -> Iterator[tuple[Path, bytes]]:
         """The `.cmake` files under `directory` with their bytes, as sorted Paths
@@ -118,7 +132,7 @@ class Layout:
     planned: PlannedTree | None = field(default=None, compare=False)
 
     def write(self) -> None:
-        """Lay the tree out on disk, for a run of CMake that reads it."""
+        """Lay the tree out on disk, for a run of CMake that reads it (TreeNotWritten)."""
         if self.planned is not None:
             self.planned.write()
 

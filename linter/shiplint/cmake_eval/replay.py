@@ -208,8 +208,11 @@ def _kept(
         reader = None  # no FIFO here: run untraced, and keep nothing
     if reader is None:
         return run(None)
-    outcome = run(fifo)  # traced into the FIFO
-    reached = reader.finish()
+    try:
+        outcome = run(fifo)  # traced into the FIFO
+    finally:
+        # Also when the run raised (its tree could not be written): no thread left waiting.
+        reached = reader.finish()
     if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
         return outcome
     decided = detection()  # a detection made by this run is what a replay starts from
