@@ -20,6 +20,7 @@ import json
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,8 @@ _PATH = re.compile(r"""(?:^|(?<=[\s;=:"'(,])|(?<=-[LIF]))(/[^\s;"'<>|*?$]*)""")
 # A trace past this is not read further (a config looping until its time limit): the
 # run is then not kept, since what it reached is not known in full.
 MAX_TRACE_BYTES = 64 * 1024 * 1024
+# How long finish() tries to end a reader no CMake wrote to.
+_FINISH_SECONDS = 5.0
 MAX_NAMED = 4096
 
 
@@ -109,12 +112,15 @@ class TraceReader:
 
     def finish(self) -> Reached:
         """What the trace showed, once CMake has ended. A CMake that never opened the FIFO
-        (it failed first) leaves the thread waiting in open(): a writer that opens and closes
-        lets it end with an empty, incomplete trace."""
-        if self._thread.is_alive():
+        (it failed first, or never started) leaves the thread waiting in open(): a writer
+        that opens and closes lets it end with an empty, incomplete trace. Such a writer
+        cannot open before the thread is in open() (the FIFO has no reader yet), so it tries
+        until the thread has ended, for a few seconds at most."""
+        deadline = time.monotonic() + _FINISH_SECONDS
+        while self._thread.is_alive() and time.monotonic() < deadline:
             with contextlib.suppress(OSError):
                 os.close(os.open(self._fifo, os.O_WRONLY | os.O_NONBLOCK))
-        self._thread.join(timeout=5)
+            self._thread.join(timeout=0.05)
         if self._thread.is_alive():
             return Reached()  # something still holds the FIFO open: not known in full
         return self._reached
