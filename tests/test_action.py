@@ -226,14 +226,20 @@ def test_real_wheel_findings_fail_the_step(
     assert len(rows) == len(oracle["diagnostics"])
 
 
-def test_fail_on_none_reports_without_failing(
-    action_dir: Path, workspace: Path, runner_temp: Path
-) -> None:
-    # A wheel that lacks the manifest's library and config: real findings, cheaply.
+def _wheel_without_library(workspace: Path) -> Path:
+    """dist/ holding a wheel that lacks the manifest's library and config: real findings
+    (SL114, SL301), cheaply."""
     dist = workspace / "dist"
     dist.mkdir()
     with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
         wheel.writestr("acme/README", "nothing linkable\n")
+    return dist
+
+
+def test_fail_on_none_reports_without_failing(
+    action_dir: Path, workspace: Path, runner_temp: Path
+) -> None:
+    _wheel_without_library(workspace)
     inputs = {"sources": "false", "artifacts": "dist/*.whl", "format": "github"}
     failing = run(action_dir, workspace, runner_temp, **inputs)
     assert failing.returncode == 1
@@ -250,10 +256,7 @@ def test_fail_on_none_reports_without_failing(
 
 
 def test_the_log_can_show_the_picture(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
-    dist = workspace / "dist"
-    dist.mkdir()
-    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
-        wheel.writestr("acme/README", "nothing linkable\n")
+    _wheel_without_library(workspace)
     inputs = {"sources": "false", "artifacts": "dist/*.whl", "format": "mermaid"}
     result = run(action_dir, workspace, runner_temp, **inputs)
     assert result.returncode == 1 and result.outputs["verdict"] == "failed"
@@ -282,10 +285,7 @@ def test_fail_on_unset_is_the_projects_setting(
     workspace: Path,
     runner_temp: Path,
 ) -> None:
-    dist = workspace / "dist"
-    dist.mkdir()
-    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
-        wheel.writestr("acme/README", "nothing linkable\n")
+    dist = _wheel_without_library(workspace)
     (workspace / "pyproject.toml").write_text(f'[tool.shiplint]\nfail-on = "{project}"\n')
     inputs = {"sources": "false", "artifacts": "dist/*.whl"}
     result = run(

@@ -84,6 +84,10 @@ class _Input:
     shipped: tuple[ShippedLibrary, ...]
 
 
+def _input_of(layout: Layout) -> _Input:
+    return _Input(layout.mode, layout.label, layout.platform, layout.config_location, layout.shipped)
+
+
 def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
     """The platforms the manifest describes: its list, else every placement's selector.
 
@@ -202,7 +206,7 @@ def _evaluate_all(
     work: Path,
 ) -> list[ConfigEvaluation]:
     if isinstance(layout, Layout):
-        what = _Input(what.mode, what.label, what.platform, layout.config_location, layout.shipped)
+        what = _input_of(layout)
     if not cmakes:
         # Said, not skipped: no CMake means no route of the config was checked.
         failure = Failure(
@@ -317,11 +321,8 @@ def evaluate_once(
     try:
         outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages)
     except TreeNotWritten as exc:
-        what = _Input(
-            layout.mode, layout.label, layout.platform, layout.config_location, layout.shipped
-        )
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
-        return _failed(what, configured_as, cmake.version_text, route, failure)
+        return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package
