@@ -85,7 +85,9 @@ class _Input:
 
 
 def _input_of(layout: Layout) -> _Input:
-    return _Input(layout.mode, layout.label, layout.platform, layout.config_location, layout.shipped)
+    return _Input(
+        layout.mode, layout.label, layout.platform, layout.config_location, layout.shipped
+    )
 
 
 def manifest_platforms(manifest: Manifest) -> tuple[Platform, ...]:
