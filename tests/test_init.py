@@ -180,11 +180,12 @@ def test_one_wheel_per_platform_gives_per_platform_placement(tmp_path: Path) -> 
 
 
 def test_second_run_is_byte_identical(tmp_path: Path) -> None:
-    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    out = tmp_path / "shiplint.yaml"
     artifact = other_wheel("tbb-devel")
-    assert _init(first, artifact) == 0
-    assert _init(second, artifact) == 0
-    assert first.read_bytes() == second.read_bytes()
+    assert _init(out, artifact) == 0
+    first = out.read_bytes()
+    assert _init(out, artifact, extra=("--force",)) == 0
+    assert out.read_bytes() == first
 
 
 def test_existing_file_is_kept_without_force(
@@ -329,3 +330,86 @@ def test_output_in_a_missing_directory_is_refused_before_reading(
     out = tmp_path / "missing" / "shiplint.yaml"
     assert _init(out, tmp_path / "never-read.whl") == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+# What init says when it cannot start: the cause, then the next step.
+
+
+def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str) -> str:
+    assert main(["init", "--output", str(out), *args]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_a_cmake_below_the_configs_boundary_alone_asks_for_a_newer_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ExecuTorch's config defines imported targets only from CMake 3.28 on: with one
+    older CMake, init names the boundary and how to get a CMake past it."""
+    artifact = wheel("1.5.1", "manylinux_2_28_x86_64")
+    err = _refused(
+        capsys, tmp_path / "m.yaml", "--cmake", str(cmake(OLD_CMAKE_VERSION)), str(artifact)
+    )
+    assert f"no imported target on CMake {OLD_CMAKE_VERSION}" in err
+    assert "give a CMake 3.28 or newer too" in err
+    assert "--cmake cmake-4/cmake/data/bin/cmake" in err
+
+
+def test_a_platform_whose_config_reports_not_found_says_the_configs_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Windows wheel ships the config but no linkable library: the config says so
+    (NOT FOUND, with its message), and init passes that on with what to give it."""
+    artifact = wheel("1.5.1", "win_amd64")
+    err = _refused(
+        capsys, tmp_path / "m.yaml", "--cmake", str(cmake(NEW_CMAKE_VERSION)), str(artifact)
+    )
+    assert "reports executorch NOT FOUND" in err
+    assert "ships the headers but no linkable library" in err
+    assert "together with this one" in err
+
+
+def test_with_a_platform_that_finds_it_the_not_found_one_is_a_warning_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.yaml"
+    windows, linux = wheel("1.5.1", "win_amd64"), wheel("1.5.1", "manylinux_2_28_x86_64")
+    assert _init(out, windows, linux) == 0
+    err = capsys.readouterr().err
+    assert "win_amd64.whl: on CMake 4.4.5 the config reports the package NOT FOUND" in err
+    assert "no linkable library" in err
+
+
+def test_a_runtime_wheel_without_its_config_names_the_companion_wheel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """oneTBB's runtime wheel ships the libraries; its config is in tbb-devel."""
+    from tests.material import TBB_RUNTIME, cached_wheel
+
+    err = _refused(capsys, tmp_path / "m.yaml", *CMAKES, str(cached_wheel(*TBB_RUNTIME)))
+    assert "no CMake package config" in err and "give init both in the same run" in err
+
+
+def test_the_header_command_checks_the_written_manifest_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header's command, run as written in a directory with no CMake sources, reports
+    only the wheel's own findings: nothing about the manifest or sources it never named."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    artifact = other_wheel("mlx")
+    assert main(["init", *CMAKES, str(artifact)]) == 0
+    text = (tmp_path / "shiplint.yaml").read_text(encoding="utf-8")
+    assert "sources:" not in text
+    command = next(
+        line.removeprefix("#   ") for line in text.splitlines() if "shiplint check" in line
+    )
+    words = shlex.split(command)
+    assert words[:2] == ["shiplint", "check"] and "--no-sources" in words
+    main([*words[1:], "--format", "json", "--output", "r.json"])
+    found = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["diagnostics"]
+    assert not [d["code"] for d in found if d["code"][:3] in ("SL0", "SL2")]
+    assert _unexplained(found, "mlx.txt") == []

@@ -527,7 +527,9 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
     with WorkerReader(expect_lief=lief_expected(artifacts)) as reader:
         try:
-            result = run_init(artifacts, cmakes, args.root, reader, Progress())
+            result = run_init(
+                artifacts, cmakes, args.root, reader, Progress(), check_command=_check_command(args)
+            )
         except (ArtifactError, InitError) as exc:
             return _usage_error(str(exc))
     for line in result.disagreements:
@@ -545,6 +547,22 @@ def _init(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_CLEAN
+
+
+def _check_command(args: argparse.Namespace) -> str:
+    """The check that reads what this init read, spelled as the user spelled the inputs:
+    the sources only when --root named them (a manifest init wrote without them names no
+    sources, and a directory without a CMakeLists.txt has none to walk)."""
+    import shlex
+
+    words = ["shiplint", "check"]
+    words += ["--root", str(args.root)] if args.root is not None else ["--no-sources"]
+    manifest = "shiplint.yaml" if str(args.output) == "-" else str(args.output)
+    words += ["--manifest", manifest]
+    for cmake in args.cmake:
+        words += ["--cmake", cmake]
+    words += [str(a) for a in args.artifacts]
+    return shlex.join(words)
 
 
 def _emit(text: str, output: Path | None) -> int | None:

@@ -76,8 +76,9 @@ def component_target_undefined(manifest: Manifest, model: SourceModel) -> Iterat
             f"{_walk_caveat(model)}",
             location=library.mark,
             subject=_subject(library, component),
-            hint="Define the target (add_library or the project's wrapper), or correct "
-            "build_target in the manifest; check sources.cmake_roots and sources.exclude.",
+            hint="Define the target (add_library or the project's wrapper), or correct the "
+            "library's `build.target` in the manifest; check `sources.cmake_roots` and "
+            "`sources.exclude`.",
         )
 
 
@@ -229,7 +230,7 @@ def unknown_build_target(manifest: Manifest, model: SourceModel) -> Iterator[Fin
             f"{_walk_caveat(model)}",
             location=library.mark,
             subject=_subject(library),
-            hint="Correct build_target in the manifest, or define the target.",
+            hint="Correct the library's `build.target` in the manifest, or define the target.",
         )
 
 

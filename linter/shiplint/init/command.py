@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from shiplint.artifacts.worker import BinaryReader
@@ -36,6 +36,7 @@ def run_init(
     reader: BinaryReader,
     progress: Progress,
     timeout: float | None = None,
+    check_command: str = "",
 ) -> InitResult:
     """Raises InitError (exit 2) for input init cannot start from."""
     facts = gather(artifacts, cmakes, reader, progress, timeout)
@@ -45,7 +46,7 @@ def run_init(
 
         progress.step(f"reading the CMake sources and build declarations under {root}")
         draft = with_build(draft, root)
-    text = render(draft)
+    text = render(replace(draft, check_command=check_command))
     _loads(text)
     return InitResult(
         text,

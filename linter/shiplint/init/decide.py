@@ -39,6 +39,7 @@ from shiplint.init.targets import (
     namespace,
     newest,
 )
+from shiplint.init.why import no_component, no_config
 from shiplint.manifest.model import Externals
 from shiplint.platforms import Platform
 
@@ -57,10 +58,7 @@ class _Component:
 def decide(facts: Facts) -> Draft:
     config = facts.config
     if config is None:
-        labels = ", ".join(a.label for a in facts.artifacts)
-        raise InitError(
-            f"{labels}: no CMake package config (<Pkg>Config.cmake, <pkg>-config.cmake)"
-        )
+        raise InitError(no_config([a.label for a in facts.artifacts]))
     routes = routes_of(facts)
     prefix = _namespace(facts.artifacts)
     components = _components(facts, prefix)
@@ -75,10 +73,7 @@ def decide(facts: Facts) -> Draft:
                 "opt-in, or add it to them.",
             )
     if not components:
-        raise InitError(
-            f"{config.package}: the config defines no imported target for a shipped library "
-            "on any CMake given; init has no component to write"
-        )
+        raise InitError(no_component(facts))
     libraries = _libraries(facts, owner, prefix)
     return Draft(
         package=distribution(facts.artifacts),
@@ -315,9 +310,11 @@ def _evaluation_warnings(facts: Facts) -> tuple[str, ...]:
                     f"config: {evaluation.failure.message}"
                 )
             elif not evaluation.found:
+                said = (evaluation.not_found_message or "").strip().rstrip(".")
                 out.append(
-                    f"{artifact.label}: CMake {evaluation.cmake_version} evaluated the config but "
-                    "the package was not found"
+                    f"{artifact.label}: on CMake {evaluation.cmake_version} the config reports "
+                    f"the package NOT FOUND ({said or 'it gives no reason'}); nothing was "
+                    "written from this artifact's config"
                 )
     return tuple(out)
 

@@ -105,3 +105,7 @@ class Draft:
     # Said on stderr: what init could not decide for the human.
     warnings: tuple[str, ...] = ()
     build_declarations: tuple[BuildDeclaration, ...] = ()
+    # The `shiplint check` command that reads what init read (the same artifacts and
+    # CMakes, and --no-sources unless the sources were given): written in the header
+    # so the advice there is one command that works as written.
+    check_command: str = ""

@@ -31,6 +31,7 @@ from shiplint.cmake_eval.model import ConfigEvaluation
 from shiplint.init.model import ArtifactFacts, ConfigFacts, Facts, InitError, Shipped, Trial
 from shiplint.init.names import config_package, install_prefix, library_name
 from shiplint.init.spelling import candidate_requests
+from shiplint.init.why import no_library
 from shiplint.manifest.model import (
     Aggregate,
     Carries,
@@ -91,7 +92,8 @@ def gather(
     read = tuple(_artifact(inventory) for inventory in inventories)
     for given, facts in zip(artifacts, read, strict=True):
         if not facts.shipped:
-            raise InitError(f"{given}: holds no shared library to write a manifest for")
+            has_config = any(config_package(m) for m in facts.inventory.members)
+            raise InitError(no_library(str(given), has_config))
     versions = tuple((path, identify(path).version) for path in cmakes)
     config = _config(artifacts, read)
     if config is None or not cmakes:

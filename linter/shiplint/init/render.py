@@ -50,10 +50,12 @@ def render(draft: Draft, schema: str | None = None) -> str:
     lines.extend(
         _comment(
             "Read every comment: each marks something init guessed or only the project can "
-            "decide. Then run `shiplint check` with the same artifacts and CMakes.",
+            "decide. Then check the same artifacts with the same CMakes:",
             0,
         )
     )
+    # One line, whatever its length: a command is copied whole.
+    lines.append(f"#   {draft.check_command or 'shiplint check --no-sources ARTIFACT ...'}")
     lines.append("version: 1")
     lines.append("")
     lines.append("package:")
