@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.inventory import list_artifact
 from shiplint.artifacts.listing import Listing
-from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.manifest.model import (
     CMakePackage,
@@ -89,7 +89,7 @@ def listing_as(tree: Tree, the_manifest: Manifest, platform: Platform) -> Listin
     """The tree's listing as if it were for `platform`: a test's placeholder tree holds
     empty files, which name no platform of their own."""
     listing = list_artifact(tree, the_manifest)
-    libraries = place_libraries(the_manifest, platform, listing.members)
+    libraries = place_with_copies(tree, the_manifest, platform, listing.members)
     return replace(listing, platform=platform, platform_source="test", libraries=libraries)
 
 

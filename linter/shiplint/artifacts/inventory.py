@@ -11,11 +11,11 @@ ones and check their linkage). Not read: Python files, data, configs.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.configs import installed_configs
+from shiplint.artifacts.copies import place_with_copies, sibling_key
 from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.import_library import import_libraries
 from shiplint.artifacts.kept_reads import keep_record, kept_record, member_fingerprint
@@ -23,7 +23,7 @@ from shiplint.artifacts.linkage import link_graph
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.model import Inventory, Unreadable
-from shiplint.artifacts.placement import is_shared_object_name, place_libraries
+from shiplint.artifacts.placement import is_shared_object_name
 from shiplint.artifacts.platform import artifact_platform
 from shiplint.artifacts.prefix import PrefixTree
 from shiplint.artifacts.records import BinaryError, BinaryRecord
@@ -42,7 +42,9 @@ def list_artifact(tree: Tree, manifest: Manifest) -> Listing:
         platform=platform,
         platform_source=source,
         members=members,
-        libraries=place_libraries(manifest, platform, members) if platform is not None else (),
+        libraries=(
+            place_with_copies(tree, manifest, platform, members) if platform is not None else ()
+        ),
         configs=installed_configs(manifest, members),
         rejected=tree.rejected,
         platform_tag=tree.platform_tag,
@@ -138,24 +140,12 @@ def read_inventory(
     )
 
 
-def _sibling_key(member: str) -> tuple[str, str]:
-    """The directory and stem `_copies` groups a member by."""
-    directory, _, name = member.rpartition("/")
-    return directory, _stem(name)
-
-
 def _with_siblings(members: list[str]) -> set[str]:
     """The members that share their directory and stem with another one."""
     groups: dict[tuple[str, str], list[str]] = {}
     for member in members:
-        groups.setdefault(_sibling_key(member), []).append(member)
+        groups.setdefault(sibling_key(member), []).append(member)
     return {m for group in groups.values() if len(group) > 1 for m in group}
-
-
-def _stem(name: str) -> str:
-    """`libx` of `libx.so`, `libx.so.12`, `libx.12.dylib`: the name before its versions."""
-    base = name.split(".so", 1)[0] if ".so" in name else name.rsplit(".", 1)[0]
-    return re.sub(r"(\.\d+)+$", "", base)
 
 
 def _copies(
@@ -170,7 +160,7 @@ def _copies(
     for member, digest in digests.items():
         if member not in records:
             continue
-        groups.setdefault((*_sibling_key(member), digest), []).append(member)
+        groups.setdefault((*sibling_key(member), digest), []).append(member)
     out: list[tuple[str, str]] = []
     for group in groups.values():
         if len(group) < 2:

@@ -86,4 +86,4 @@ class Listing:
 
     def shipped(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """Each placed library the artifact ships, with every member that is it."""
-        return tuple((f.library, f.matches) for f in self.libraries if f.matches)
+        return tuple((f.library, f.files) for f in self.libraries if f.files)

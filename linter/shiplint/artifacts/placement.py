@@ -41,6 +41,15 @@ class LibraryFile:
     # the exact default name over a versioned sibling). The CMake layout and the link
     # probe lay all of them out.
     matches: tuple[str, ...] = ()
+    # Version siblings of `member` the pattern does not match whose bytes are its own
+    # (`libx.so.6.0.0` beside `libx.so.6`): the same library under another name, which a
+    # config may import or an aggregate carry (`shiplint.artifacts.copies`).
+    copies: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every member that is this library: the pattern's matches, then the copies."""
+        return (*self.matches, *self.copies)
 
 
 def place_libraries(

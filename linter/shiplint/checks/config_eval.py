@@ -208,10 +208,16 @@ def component_variable_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Ite
 def shipped_component_without_target(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
     if not _usable(ev) or not ev.found or not _defines_targets(manifest, ev):
         return
+    # Each library once, by its first member; a target importing any of its members
+    # (an identical copy under another name) imports it.
+    members: dict[str, set[str]] = {}
+    for shipped in ev.shipped:
+        members.setdefault(shipped.library, set()).add(shipped.member)
     for lib in ev.shipped:
         library = manifest.library(lib.library)
-        if library is None or not library.kind.linkable:
+        if library is None or not library.kind.linkable or lib.library not in members:
             continue
+        files = members.pop(lib.library)
         for component in lib.components:
             target = manifest.target_name(component)
             known = manifest.component(component)
@@ -219,7 +225,7 @@ def shipped_component_without_target(manifest: Manifest, ev: ConfigEvaluation) -
             request = ev.request(component)
             published = request.targets if on_request and request is not None else ev.targets
             # Named as the manifest says, or importing exactly this library under another name.
-            if any(t.name == target or t.location == lib.member for t in published):
+            if any(t.name == target or t.location in files for t in published):
                 continue
             asked = f" when {manifest.request_name(component)} is requested" if on_request else ""
             yield Finding(
@@ -296,6 +302,9 @@ def imported_location_mismatch(manifest: Manifest, ev: ConfigEvaluation) -> Iter
             continue
         location = target.location
         if location is not None and owner.matches_file(ev.platform, posixpath.basename(location)):
+            continue
+        # An identical copy of the owner's file under a version-sibling name is the owner.
+        if any(s.library == owner.name and s.member == location for s in ev.shipped):
             continue
         expected = owner.file_pattern(ev.platform) or f"{owner.name} (not placed on this platform)"
         yield Finding(
@@ -641,11 +650,12 @@ def package_not_found_despite_libraries(
 ) -> Iterator[Finding]:
     if not _usable(ev) or ev.found:
         return
-    linkable = [
-        lib.member
-        for lib in ev.shipped
-        if (known := manifest.library(lib.library)) is not None and known.kind.linkable
-    ]
+    # One per library, by its first member: identical copies are the same library.
+    first: dict[str, str] = {}
+    for lib in ev.shipped:
+        if (known := manifest.library(lib.library)) is not None and known.kind.linkable:
+            first.setdefault(lib.library, lib.member)
+    linkable = list(first.values())
     if not linkable:
         return
     yield Finding(

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint.artifacts.configs import installed_configs
+from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.listing import Listing
-from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
@@ -156,7 +156,7 @@ def _evaluate_package(
     libraries = (
         listing.libraries
         if listing.platform is not None
-        else place_libraries(manifest, platform, listing.members)
+        else place_with_copies(tree, manifest, platform, listing.members)
     )
     with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
         work = Path(tmp)
@@ -328,7 +328,8 @@ def evaluate_once(
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package
-    present = frozenset(lib.member for lib in layout.shipped)
+    # The shipped members (copies included): a path naming anything else carries nothing.
+    present = layout.shipped
     written = _config_text(layout)
     published = _published(main, manifest, layout.platform, present, written)
     found = main.variables.get(f"{package}_FOUND", (False, ""))
@@ -399,12 +400,25 @@ def _build_machine_paths(items: Sequence[str], written: str) -> tuple[str, ...]:
     )
 
 
+def _resolver(
+    manifest: Manifest,
+    platform: Platform,
+    targets: tuple[ImportedTarget, ...],
+    shipped: tuple[ShippedLibrary, ...],
+) -> Resolver:
+    return Resolver(manifest, platform, targets, frozenset(s.member for s in shipped), shipped)
+
+
 def _published(
-    raw: Raw, manifest: Manifest, platform: Platform, present: frozenset[str], written: str = ""
+    raw: Raw,
+    manifest: Manifest,
+    platform: Platform,
+    present: tuple[ShippedLibrary, ...],
+    written: str = "",
 ) -> tuple[tuple[ResolvedVariable, ...], tuple[ResolvedVariable, ...], tuple[ImportedTarget, ...]]:
     """The manifest's aggregates and component variables, resolved, and the targets."""
     targets = _targets(raw, manifest, platform, present, written)
-    resolver = Resolver(manifest, platform, targets, present)
+    resolver = _resolver(manifest, platform, targets, present)
 
     def resolved(name: str) -> ResolvedVariable:
         defined, value = raw.variables.get(name, (False, ""))
@@ -418,9 +432,13 @@ def _published(
 
 
 def _targets(
-    main: Raw, manifest: Manifest, platform: Platform, present: frozenset[str], written: str
+    main: Raw,
+    manifest: Manifest,
+    platform: Platform,
+    present: tuple[ShippedLibrary, ...],
+    written: str,
 ) -> tuple[ImportedTarget, ...]:
-    by_location = Resolver(manifest, platform, (), present)
+    by_location = _resolver(manifest, platform, (), present)
     out: list[ImportedTarget] = []
     for record in main.targets:
         name = record["name"]
@@ -451,7 +469,7 @@ def _requests(
     mapper: PathMapper,
     layout: Layout,
     manifest: Manifest,
-    present: frozenset[str],
+    present: tuple[ShippedLibrary, ...],
     written: str,
     required_twin: int | None,
 ) -> tuple[ComponentRequest, ...]:
@@ -542,7 +560,7 @@ def _request_sets(
     mapper: PathMapper,
     manifest: Manifest,
     platform: Platform,
-    present: frozenset[str],
+    present: tuple[ShippedLibrary, ...],
     written: str,
 ) -> tuple[RequestSetAnswer, ...]:
     package = manifest.cmake.package

@@ -165,7 +165,7 @@ def shipped_libraries(
     return tuple(
         ShippedLibrary(placed.library, member, owned[placed.library])
         for placed in libraries
-        for member in placed.matches
+        for member in placed.files
     )
 
 

@@ -4,7 +4,8 @@ An item is an imported target (`executorch::etdump`), a library path, a path
 wrapped in retention options (`-Wl,--push-state,--no-as-needed,<path>,--pop-state`,
 or `LINKER:` spelling), or a path inside a `--no-as-needed` span opened and closed
 by separate items. Paths are matched to libraries by the manifest's file pattern
-for the evaluated platform.
+for the evaluated platform, or as the shipped library they are an identical copy of
+(`libx.so.6.0.0` beside the `libx.so.6` the manifest names: one library).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from shiplint.cmake_eval.model import (
     Entry,
     EntryKind,
     ImportedTarget,
+    ShippedLibrary,
     option_parts,
     retains,
 )
@@ -34,9 +36,12 @@ class Resolver:
     # Member paths of the libraries present in the evaluated tree: a path naming a file
     # that is not there carries nothing, whatever its name.
     present: frozenset[str]
+    # Each shipped member with its library, copies included (`Layout.shipped`).
+    shipped: tuple[ShippedLibrary, ...] = ()
 
     def library_of(self, path: str) -> tuple[str | None, str | None]:
-        """(library, component) of a library file, by the manifest's pattern for the platform."""
+        """(library, component) of a library file, by the manifest's pattern for the
+        platform, else as the shipped library it is a copy of."""
         if path not in self.present:
             return None, None
         name = posixpath.basename(path)
@@ -44,6 +49,10 @@ class Resolver:
             if lib.matches_file(self.platform, name):
                 component = lib.owns.components[0] if lib.owns.components else None
                 return lib.name, component
+        for shipped in self.shipped:
+            if shipped.member == path:
+                component = shipped.components[0] if shipped.components else None
+                return shipped.library, component
         return None, None
 
     def component_of_target(self, name: str) -> str | None:

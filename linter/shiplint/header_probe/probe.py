@@ -22,8 +22,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from shiplint.artifacts.archive import ArtifactError
+from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.model import Inventory
-from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.diagnostics import Location
@@ -131,7 +131,7 @@ class _Sweep:
         libraries = (
             self.inventory.libraries
             if platform is not None
-            else place_libraries(self.manifest, self.host, self.inventory.members)
+            else place_with_copies(self.tree, self.manifest, self.host, self.inventory.members)
         )
         try:
             layout = lay_out(

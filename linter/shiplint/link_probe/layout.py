@@ -92,5 +92,5 @@ def lay_out(
         root=dest,
         config_dir=dest / PurePosixPath(config_member).parent,
         config_member=config_member,
-        shipped=tuple((f.library, f.matches) for f in libraries if f.matches),
+        shipped=tuple((f.library, f.files) for f in libraries if f.files),
     )

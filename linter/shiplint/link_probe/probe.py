@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.model import Inventory
-from shiplint.artifacts.placement import place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
@@ -113,7 +113,7 @@ def _probe_in(
     libraries = (
         inventory.libraries
         if platform is not None
-        else place_libraries(manifest, host, inventory.members)
+        else place_with_copies(tree, manifest, host, inventory.members)
     )
     try:
         layout = lay_out(
