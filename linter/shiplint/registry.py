@@ -41,6 +41,7 @@ MODULES: tuple[tuple[str, str, tuple[Area, ...]], ...] = (
     ("artifacts", "SL3", (ARTIFACTS,)),
     ("symbols", "SL3", (ARTIFACTS,)),
     ("requirements", "SL3", (ARTIFACTS,)),
+    ("wheel_name", "SL3", (ARTIFACTS,)),
     ("import_libraries", "SL3", (ARTIFACTS,)),
     ("operators", "SL4", (OPERATORS,)),
     ("link_probe", "SL5", (LINK_PROBE,)),

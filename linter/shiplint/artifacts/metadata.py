@@ -1,6 +1,6 @@
 """A wheel's declared requirements, read from the headers of its `.dist-info/METADATA`.
 
-Only what the metadata rule needs: the distribution's `Version` and `Requires-Dist`
+Only what the rules need: the distribution's `Name`, `Version` and `Requires-Dist`
 entries as strings, and what could not be read. Markers are evaluated by the rule.
 
 METADATA is an RFC 822 header block, read by the standard library's header parser
@@ -32,6 +32,8 @@ class WheelMetadata:
     problem: str | None = None
     # The `Version` field as written (`1.5.1+cu130`); None when absent or repeated.
     version: str | None = None
+    # The `Name` field as written; None when absent or repeated.
+    name: str | None = None
 
 
 def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
@@ -54,11 +56,19 @@ def read_metadata(tree: Tree, members: tuple[str, ...]) -> WheelMetadata | None:
 
 
 def parse_metadata(member: str, data: bytes) -> WheelMetadata:
-    """`Requires-Dist` (every one, in order) and `Version` (when written exactly once)."""
+    """`Requires-Dist` (every one, in order), `Version` and `Name` (each when written
+    exactly once)."""
     # Decoded with replacement, the text holds no lone surrogates: every value is a
     # plain string, never the parser's undecodable Header (which parse_email would have
     # put in its unparsed fields).
     headers = HeaderParser(policy=compat32).parsestr(data.decode("utf-8", "replace"))
     versions = [str(value) for value in headers.get_all("Version", [])]
+    names = [str(value) for value in headers.get_all("Name", [])]
     requires = tuple(str(value) for value in headers.get_all("Requires-Dist", []))
-    return WheelMetadata(member, requires, None, versions[0] if len(versions) == 1 else None)
+    return WheelMetadata(
+        member,
+        requires,
+        None,
+        versions[0] if len(versions) == 1 else None,
+        names[0] if len(names) == 1 else None,
+    )

@@ -18,10 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.metadata import read_metadata
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.evaluate import evaluation_platform, truthy
@@ -76,10 +77,18 @@ def version_file_names(config: str) -> tuple[str, str]:
     return (f"{stem}-version.cmake", f"{stem}Version.cmake")
 
 
-def artifact_version(label: str) -> Version | None:
-    """A wheel's version, from its file name (PEP 427); None for anything else."""
+def artifact_version(tree: Tree, listing: Listing) -> Version | None:
+    """A wheel's version: its METADATA's `Version` (what an installer records), else its
+    file name's (PEP 427); None for anything else. A renamed wheel keeps its version; a
+    file name that is no wheel's, or that disagrees with METADATA, is SL324/SL325's."""
+    metadata = read_metadata(tree, listing.members)
+    if metadata is not None and metadata.version is not None:
+        try:
+            return Version(metadata.version)
+        except InvalidVersion:
+            pass
     try:
-        return parse_wheel_filename(label)[1]
+        return parse_wheel_filename(listing.label)[1]
     except InvalidWheelFilename:
         return None
 
@@ -130,7 +139,7 @@ def _evaluate_all(
         found.append((member, local))
     if not found:
         return models
-    version = artifact_version(listing.label)
+    version = artifact_version(tree, listing)
 
     def one(index: int, path: str) -> list[VersionModel]:
         return _evaluate(
