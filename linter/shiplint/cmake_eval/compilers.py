@@ -16,7 +16,10 @@ absolute path it names (compiler, linker, archiver...) must still have the same
 target, size, modification time and inode, and every compiler name CMake looks up
 must still resolve to the same file on PATH. Anything else is a miss and is
 detected again. Entries live in the user cache (`shiplint.cache`: written whole
-or not at all, checked against their digest when read).
+or not at all, authenticated when read: the kept files are CMake code every probe
+includes, so only an entry this user's shiplint wrote is used). Its names are
+checked again when read and before seeding: the version directory is a version,
+each file one of CMake's platform files, never a path.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ _LOOKED_UP = (
     "c++", "CC", "g++", "aCC", "xlC", "icpx", "clang++",
 )  # fmt: skip
 _PLATFORM_FILES = re.compile(r"CMake(System|\w+Compiler)\.cmake")
+# CMake's version directory (CMakeFiles/<CMAKE_VERSION>): a release, a candidate or a
+# development build ("3.29.20240101-gabcdef"). Nothing else is ever a directory name here.
+_VERSION_DIR = re.compile(r"[0-9]+(\.[0-9]+){1,3}(-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*)?")
 _ABSOLUTE = re.compile(r'"(/[^"\n]+)"|=(/[^\n]+)$', re.MULTILINE)
 # Only the platform information: no project, no package, no path of the run.
 _DETECT_PROJECT = "cmake_minimum_required(VERSION 3.21)\nproject(shiplint_probe {languages})\n"
@@ -87,13 +93,31 @@ def load(key: str) -> Detection | None:
         tools, lookup = entry["tools"], entry["lookup"]
     except (ValueError, KeyError, TypeError):
         return None
+    if not _well_formed(detection):
+        return None
     if not isinstance(tools, dict) or tools != _fingerprints(tools) or lookup != _lookup():
         return None
     return detection
 
 
+def _well_formed(detection: Detection) -> bool:
+    """Whether every name is one CMake writes (seed() joins them to a build tree: a
+    `..` or an absolute name would write elsewhere) and every text is text."""
+    return (
+        isinstance(detection.version_dir, str)
+        and _VERSION_DIR.fullmatch(detection.version_dir) is not None
+        and all(
+            isinstance(name, str) and _PLATFORM_FILES.fullmatch(name) and isinstance(text, str)
+            for name, text in detection.files.items()
+        )
+        and isinstance(detection.cache, str)
+    )
+
+
 def store(key: str, detection: Detection) -> None:
     """Keep `detection` with the fingerprints of the toolchain it saw."""
+    if not _well_formed(detection):
+        return
     texts = [*detection.files.values(), detection.cache]
     # The tools the detection found (compiler, linker, archiver...): files, not directories.
     found = {m[0] or m[1] for text in texts for m in _ABSOLUTE.findall(text)}
@@ -129,6 +153,8 @@ def harvest(build: Path, run_directory: Path) -> Detection | None:
     if len(candidates) != 1:
         return None
     version_dir = candidates[0]
+    if not _VERSION_DIR.fullmatch(version_dir.name):
+        return None
     try:
         files = {
             f.name: f.read_text(encoding="utf-8")
@@ -161,6 +187,8 @@ def _cache_without(lines: list[str], marker: str) -> str:
 
 def seed(build: Path, detection: Detection) -> None:
     """Lay `detection` out in a fresh build tree, as CMake left it after detecting."""
+    if not _well_formed(detection):
+        raise ValueError("a compiler detection with names CMake does not write")
     version_dir = build / "CMakeFiles" / detection.version_dir
     version_dir.mkdir(parents=True, exist_ok=True)
     for name, text in detection.files.items():

@@ -13,7 +13,10 @@ passing failure.
 
 A kept answer is no weaker than a trial: every confined run proves its
 confinement before CMake starts (confine.py's fence) and refuses to run
-otherwise; run.py then tries again, from fresh trials.
+otherwise; run.py then tries again, from fresh trials. It holds verdicts only
+(whether each tool worked, which confinement confined), never a command: run.py
+builds the launcher again from the tools PATH gives now and its own options, so an
+entry, however it came to be there, cannot choose what runs.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from pathlib import Path
 from shiplint import cache
 
 _KIND = "cmake-launch"
-_FORMAT = 1
+_FORMAT = 2
+# The only answers ever kept (run.py keeps the best its tools allow): an entry can
+# never turn the confinement off.
+_CONFINEMENTS = ("mounts", "landlock")
 # The settings that decide whether an unprivileged user may make user namespaces:
 # Debian's switch, the kernel's limits, Ubuntu's AppArmor restriction.
 _SETTINGS = (
@@ -48,10 +54,10 @@ _STATUS = ("Seccomp:", "Seccomp_filters:", "NoNewPrivs:", "CapEff:", "CapBnd:")
 
 @dataclass(frozen=True)
 class Launch:
-    """The trials' answer: the launcher's parts that work here, and the confinement."""
+    """The trials' answer: whether setpriv and unshare worked here, and the confinement."""
 
-    setpriv: tuple[str, ...]
-    unshare: tuple[str, ...]
+    setpriv: bool
+    unshare: bool
     confinement: str
 
 
@@ -83,20 +89,20 @@ def load(key: str) -> Launch | None:
         return None
     try:
         entry = json.loads(payload)
-        launch = Launch(
-            tuple(str(p) for p in entry["setpriv"]),
-            tuple(str(p) for p in entry["unshare"]),
-            str(entry["confinement"]),
-        )
+        setpriv, unshare, confinement = entry["setpriv"], entry["unshare"], entry["confinement"]
     except (ValueError, KeyError, TypeError):
         return None
-    return launch
+    if not (isinstance(setpriv, bool) and isinstance(unshare, bool)):
+        return None  # an older format's argv, or anything else: tried again
+    if confinement not in _CONFINEMENTS:
+        return None
+    return Launch(setpriv, unshare, confinement)
 
 
 def store(key: str, launch: Launch) -> None:
     entry = {
-        "setpriv": list(launch.setpriv),
-        "unshare": list(launch.unshare),
+        "setpriv": launch.setpriv,
+        "unshare": launch.unshare,
         "confinement": launch.confinement,
     }
     cache.write(_KIND, key, json.dumps(entry).encode())

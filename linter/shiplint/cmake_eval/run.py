@@ -136,8 +136,14 @@ def _find_system(fresh: bool) -> _System:
     key = launch_cache.entry_key(tools, _CONFINE)
     kept = None if fresh else launch_cache.load(key)
     if kept is not None:
-        with contextlib.suppress(ValueError):
-            return _System(kept.setpriv, kept.unshare, Confinement(kept.confinement), False)
+        # Only verdicts are kept: the launcher is built here, from the tools PATH gives
+        # now (the entry's key holds their fingerprints) and this module's options.
+        return _System(
+            _launch_part(tools["setpriv"], _PDEATHSIG) if kept.setpriv else (),
+            _launch_part(tools["unshare"], _UNSHARE) if kept.unshare else (),
+            Confinement(kept.confinement),
+            False,
+        )
     setpriv = _works(tools["setpriv"], _PDEATHSIG)
     unshare = _works(tools["unshare"], _UNSHARE)
     chosen = next(
@@ -150,7 +156,7 @@ def _find_system(fresh: bool) -> _System:
     best = Confinement.MOUNTS if tools["unshare"] else Confinement.LANDLOCK
     all_worked = bool(setpriv or not tools["setpriv"]) and bool(unshare or not tools["unshare"])
     if all_worked and chosen is best:
-        launch_cache.store(key, launch_cache.Launch(setpriv, unshare, chosen.value))
+        launch_cache.store(key, launch_cache.Launch(bool(setpriv), bool(unshare), chosen.value))
     return _System(setpriv, unshare, chosen, True)
 
 
@@ -244,7 +250,11 @@ def _works(found: str | None, options: tuple[str, ...]) -> tuple[str, ...]:
         )
     except (OSError, subprocess.SubprocessError):
         return ()
-    return (found, *options, "--") if result.returncode == 0 else ()
+    return _launch_part(found, options) if result.returncode == 0 else ()
+
+
+def _launch_part(found: str | None, options: tuple[str, ...]) -> tuple[str, ...]:
+    return () if found is None else (found, *options, "--")
 
 
 class _Runs:

@@ -1,0 +1,227 @@
+"""A forged or moved cache entry is never used, and no entry chooses what runs or where
+shiplint writes: each kind of entry that decides a command, a path, the project's
+configuration or a verdict, forged in the real format by someone without the user's key
+(tests/cache_forgery.py), and, where the entry could hold a command or a path at all,
+written with the key (as if the user's own shiplint had been misled into keeping it)."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import shutil
+from pathlib import Path
+
+import pytest
+from shiplint import cache, validity
+from shiplint.cmake_eval import compilers, launch_cache, run
+from shiplint.cmake_eval.run import Confinement
+from shiplint.config import load_config
+from shiplint.manifest.errors import ManifestError
+from shiplint.manifest.load import load_manifest
+
+from tests.cache_forgery import WAYS, entry_path, forge, transplant
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "executorch" / "shiplint.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
+    monkeypatch.delenv(cache.SECRET_VARIABLE, raising=False)
+    return home / "shiplint"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_entry_is_a_miss(way: str) -> None:
+    cache.write("kind", "real", b"what this user's shiplint kept")
+    forge("kind", "forged", b"what a forger wants read", way)
+    assert cache.read("kind", "real") == b"what this user's shiplint kept"
+    assert cache.read("kind", "forged") is None
+
+
+def test_an_authentic_entry_moved_to_another_name_is_a_miss() -> None:
+    cache.write("kind", "clean-input", b"verdict for a clean input")
+    transplant("kind", "clean-input", "bad-input")
+    assert cache.read("kind", "bad-input") is None
+    cache.write("other-kind", "x", b"payload")
+    shutil.copyfile(entry_path("other-kind", "x"), entry_path("kind", "x"))
+    assert cache.read("kind", "x") is None
+
+
+def test_entries_written_under_a_secret_verify_only_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(cache.SECRET_VARIABLE, "repository secret")
+    cache.write("kind", "entry", b"payload")
+    assert cache.read("kind", "entry") == b"payload"
+    # With a secret, no key file is made: nothing of it travels with the directory.
+    assert not (cache.cache_dir() / ".key").exists()
+    monkeypatch.setenv(cache.SECRET_VARIABLE, "a fork's guess")
+    assert cache.read("kind", "entry") is None
+    monkeypatch.delenv(cache.SECRET_VARIABLE)
+    assert cache.read("kind", "entry") is None  # the directory's own key is another
+
+
+def test_the_key_file_is_private_and_made_once(_fresh_cache: Path) -> None:
+    cache.write("kind", "entry", b"payload")
+    key = _fresh_cache / ".key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert _fresh_cache.stat().st_mode & 0o777 == 0o700
+    made = key.read_bytes()
+    cache.write("kind", "other", b"payload")
+    assert key.read_bytes() == made and len(made) == 32
+
+
+def _project(tmp_path: Path, table: str) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy(EXAMPLE, root / "shiplint.yaml")
+    (root / "pyproject.toml").write_text(f"[tool.shiplint]\n{table}", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_pyproject_table_neither_hides_findings_nor_runs_a_program(
+    tmp_path: Path, way: str
+) -> None:
+    root = _project(tmp_path, 'manifest = "shiplint.yaml"\nselect = ["SL3"]\n')
+    assert load_config(root).select == ("SL3",)
+    (kept,) = (cache.cache_dir() / "pyproject-table").iterdir()
+    program = tmp_path / "planted"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    forge(
+        "pyproject-table",
+        kept.name,
+        marshal.dumps({"manifest": "shiplint.yaml", "ignore": ["SL"], "cmake": [str(program)]}),
+        way,
+    )
+    config = load_config(root)
+    assert config.ignore == () and config.cmake == () and config.select == ("SL3",)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_schema_verdict_does_not_skip_the_check(tmp_path: Path, way: str) -> None:
+    broken = tmp_path / "shiplint.yaml"
+    broken.write_text(EXAMPLE.read_text(encoding="utf-8").replace("name: executorch", "name: 7", 1))
+    forge("validated", validity._name(broken.read_bytes(), "manifest.schema.json"), b"valid", way)
+    with pytest.raises(ManifestError):
+        load_manifest(broken)
+
+
+def test_a_verdict_of_another_manifest_does_not_skip_the_check(tmp_path: Path) -> None:
+    load_manifest(EXAMPLE)  # valid: remembered
+    good = validity._name(EXAMPLE.read_bytes(), "manifest.schema.json")
+    broken = tmp_path / "shiplint.yaml"
+    broken.write_text(EXAMPLE.read_text(encoding="utf-8").replace("name: executorch", "name: 7", 1))
+    transplant("validated", good, validity._name(broken.read_bytes(), "manifest.schema.json"))
+    with pytest.raises(ManifestError):
+        load_manifest(broken)
+
+
+def _launch_key() -> str:
+    tools = {name: shutil.which(name) for name in ("setpriv", "unshare")}
+    return launch_cache.entry_key(tools, run._CONFINE)
+
+
+def _fresh_system(monkeypatch: pytest.MonkeyPatch) -> run._System:
+    monkeypatch.setattr(run, "_system", None)
+    return run._system_facts()
+
+
+@pytest.mark.parametrize("authentic", [True, False], ids=["with-the-key", "forged"])
+def test_a_kept_command_is_never_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, authentic: bool
+) -> None:
+    canary = tmp_path / "ran-from-the-cache"
+    planted = ["/bin/sh", "-c", f'touch {canary}; exec "$@"', "sh"]
+    entry = json.dumps({"setpriv": planted, "unshare": planted, "confinement": "none"}).encode()
+    if authentic:
+        cache.write("cmake-launch", _launch_key(), entry)
+    else:
+        forge("cmake-launch", _launch_key(), entry)
+    system = _fresh_system(monkeypatch)
+    assert system.tried  # the entry was not taken: the trials ran
+    for mode in (Confinement.MOUNTS, Confinement.LANDLOCK):
+        run.confines(mode)  # a real shell started through the launcher
+    assert planted[0] not in system.setpriv + system.unshare
+    assert not canary.exists()
+
+
+def test_a_kept_verdict_is_rebuilt_into_the_launcher_from_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tried = _fresh_system(monkeypatch)
+    if tried.confinement is Confinement.NONE:
+        pytest.skip("nothing confines here: no answer is kept")
+    kept = _fresh_system(monkeypatch)
+    assert not kept.tried
+    assert (kept.setpriv, kept.unshare, kept.confinement) == (
+        tried.setpriv,
+        tried.unshare,
+        tried.confinement,
+    )
+    payload = json.loads(cache.read("cmake-launch", _launch_key()) or b"{}")
+    assert {type(v) for k, v in payload.items() if k != "confinement"} == {bool}
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_verdict_cannot_turn_the_confinement_off(
+    monkeypatch: pytest.MonkeyPatch, way: str
+) -> None:
+    entry = {"setpriv": False, "unshare": False, "confinement": "none"}
+    forge("cmake-launch", _launch_key(), json.dumps(entry).encode(), way)
+    assert _fresh_system(monkeypatch).tried
+    # Even written with the key, "none" is not an answer that is ever kept.
+    cache.write("cmake-launch", _launch_key(), json.dumps(entry).encode())
+    assert _fresh_system(monkeypatch).tried
+
+
+_ESCAPES = [
+    pytest.param({"version_dir": "../../../../escaped"}, id="version-dir-climbs"),
+    pytest.param({"version_dir": "/tmp/escaped"}, id="version-dir-absolute"),
+    pytest.param({"files": {"../../../escaped.cmake": "x"}}, id="file-climbs"),
+    pytest.param({"files": {"/tmp/escaped.cmake": "x"}}, id="file-absolute"),
+    pytest.param({"files": {"CMakeLists.txt": "x"}}, id="file-not-cmakes"),
+]
+
+
+def _detection_entry(**changes: object) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "version_dir": "3.24.3",
+        "files": {"CMakeSystem.cmake": "set(CMAKE_SYSTEM_NAME Linux)\n"},
+        "cache": "CMAKE_PLATFORM_INITIALIZED:INTERNAL=1\n",
+        "tools": {},
+        "lookup": compilers._lookup(),
+    }
+    entry.update(changes)
+    return entry
+
+
+@pytest.mark.parametrize("changes", _ESCAPES)
+def test_a_kept_detection_names_no_path(tmp_path: Path, changes: dict[str, object]) -> None:
+    cache.write("cmake-compilers", "k", json.dumps(_detection_entry()).encode())
+    assert compilers.load("k") is not None  # the well-formed entry is taken
+    cache.write("cmake-compilers", "k", json.dumps(_detection_entry(**changes)).encode())
+    assert compilers.load("k") is None
+    bad = compilers.Detection(
+        str(changes.get("version_dir", "3.24.3")),
+        dict(changes.get("files", {"CMakeSystem.cmake": ""})),  # type: ignore[call-overload]
+        "",
+    )
+    build = tmp_path / "a" / "b" / "c" / "d" / "build"
+    with pytest.raises(ValueError):
+        compilers.seed(build, bad)
+    compilers.store("k2", bad)
+    assert cache.read("cmake-compilers", "k2") is None
+    assert not (tmp_path / "escaped").exists() and not Path("/tmp/escaped").exists()
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_forged_compiler_code_is_never_included(way: str) -> None:
+    planted = _detection_entry(files={"CMakeSystem.cmake": 'execute_process(COMMAND touch "x")\n'})
+    forge("cmake-compilers", "k", json.dumps(planted).encode(), way)
+    assert compilers.load("k") is None
