@@ -249,9 +249,11 @@ def _say_reused(models: list[ConfigModel], progress: Progress) -> None:
             how = "reused (replayed from the user cache)" if model.reused else "evaluated"
             route = f"route {model.route}" if model.route else "no route"
             package = f"{model.cmake_package} in " if model.cmake_package else ""
+            # More runs than one: requests a fatal error stopped were asked again (isolate.py).
+            runs = f" in {model.runs} CMake runs" if model.runs > 1 else ""
             progress.step(
                 f"{package}{model.label} ({model.platform}) with CMake {model.cmake_version} "
-                f"({route}): {how}"
+                f"({route}): {how}{runs}"
             )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
+from shiplint.cmake_eval.isolate import ProbeRun, answer_all
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, TreeNotWritten, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
@@ -40,15 +42,15 @@ from shiplint.cmake_eval.model import (
     ResolvedVariable,
     ShippedLibrary,
 )
-from shiplint.cmake_eval.probe import ProbeFiles, write_probe
+from shiplint.cmake_eval.probe import ProbeFiles, request_dir, write_probe
 from shiplint.cmake_eval.replay import configure_kept
 from shiplint.cmake_eval.resolve import Resolver
 from shiplint.cmake_eval.results import (
     PathMapper,
     Raw,
+    cmake_errors,
     cmake_list,
     error_location,
-    first_error,
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome
@@ -305,26 +307,38 @@ def evaluate_once(
     requests = [*batched, *alone, (ABSENT_COMPONENT,), *sets]
     first_set = len(requests) - len(sets)
     languages = host_languages()
-    probe = write_probe(
-        work / "probe",
-        manifest.cmake.package,
-        layout.config_dir,
-        probe_variables(manifest),
-        requests,
-        layout.configure,
-        tuple(directory for _, directory in layout.alternates),
-        languages,
-        # The twin and the requests for what the artifact lacks are asked as REQUIRED
-        # (SL109 is about a REQUIRED request).
-        frozenset(range(1 if together else 0, first_set)),
-    )
-    # Writable: the evaluation's whole directory (this run's and the laid-out tree, where
-    # the probe configures a .cmake.in source), nothing else.
+    # The twin and the requests for what the artifact lacks are asked as REQUIRED
+    # (SL109 is about a REQUIRED request).
+    required = frozenset(range(1 if together else 0, first_set))
+    deadline = time.monotonic() + timeout
+
+    def run(only: frozenset[str] | None, attempt: int) -> ProbeRun:
+        # A resumed run (isolate.py) in a directory of its own beside the first.
+        here = work if attempt == 0 else work.with_name(f"{work.name}.{attempt}")
+        probe = write_probe(
+            here / "probe",
+            manifest.cmake.package,
+            layout.config_dir,
+            probe_variables(manifest),
+            requests,
+            layout.configure,
+            tuple(directory for _, directory in layout.alternates),
+            languages,
+            required,
+            only,
+        )
+        # Writable: the evaluation's whole directory (this run's and the laid-out tree,
+        # where the probe configures a .cmake.in source), nothing else.
+        remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
+        outcome = configure_kept(cmake, probe.source_dir, layout, here, remaining, languages)
+        return ProbeRun(probe, outcome, PathMapper(layout.root, here))
+
     try:
-        outcome = configure_kept(cmake, probe.source_dir, layout, work, timeout, languages)
+        answers = answer_all(run, requests, manifest.cmake.package, deadline)
     except TreeNotWritten as exc:
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
         return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
+    probe, outcome = answers.first.probe, answers.outcome
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
     package = manifest.cmake.package
@@ -363,16 +377,22 @@ def evaluate_once(
         component_variables=component_variables,
         targets=targets,
         requests=_requests(
-            probe, mapper, layout, manifest, present, written, 1 if together else None
+            probe, answers.results, layout, manifest, present, written, 1 if together else None
         ),
         request_sets=_request_sets(
-            probe.request_results[first_set:], mapper, manifest, layout.platform, present, written
+            [(i, spellings) for i, (spellings, _) in enumerate(probe.request_results)][first_set:],
+            answers.results,
+            manifest,
+            layout.platform,
+            present,
+            written,
         ),
         seconds=round(outcome.seconds, 3),
         alternates=tuple(alternates),
         languages=languages,
         unconfined=outcome.confinement is Confinement.NONE,
         reused=outcome.reused,
+        runs=answers.runs,
     )
 
 
@@ -466,7 +486,7 @@ def _targets(
 
 def _requests(
     probe: ProbeFiles,
-    mapper: PathMapper,
+    results: dict[str, Raw],
     layout: Layout,
     manifest: Manifest,
     present: tuple[ShippedLibrary, ...],
@@ -518,9 +538,8 @@ def _requests(
         # Asked together: each component answers for itself through <pkg>_<c>_FOUND, and
         # the request's message and any abort belong to the ones that were refused. One
         # the config left unanswered was asked for again alone.
-        for spelling in spellings:
-            retry = probe.retry_results.get((index, spelling))
-            single = read_results(retry, mapper) if retry is not None else Raw()
+        for position, spelling in enumerate(spellings):
+            single = results.get(request_dir(index, position), Raw())
             if single.present:
                 yield single, spelling, *overall(single), True
                 continue
@@ -531,10 +550,10 @@ def _requests(
 
     as_required: dict[str, tuple[bool, str | None]] = {}
     sets = {request_set.request for request_set in manifest.cmake.request_sets}
-    for index, (spellings, path) in enumerate(probe.request_results):
+    for index, (spellings, _) in enumerate(probe.request_results):
         if len(spellings) == 1 and spellings[0] in sets:
             continue  # a request set, read by _request_sets
-        raw = read_results(path, mapper)
+        raw = results.get(request_dir(index), Raw())
         if not raw.present:
             continue  # the run stopped before this request; the failure says why
         for single, spelling, found, message, fatal, retried in answers(index, spellings, raw):
@@ -556,8 +575,8 @@ def _requests(
 
 
 def _request_sets(
-    results: Sequence[tuple[tuple[str, ...], Path]],
-    mapper: PathMapper,
+    asked: Sequence[tuple[int, tuple[str, ...]]],
+    results: dict[str, Raw],
     manifest: Manifest,
     platform: Platform,
     present: tuple[ShippedLibrary, ...],
@@ -565,8 +584,8 @@ def _request_sets(
 ) -> tuple[RequestSetAnswer, ...]:
     package = manifest.cmake.package
     out = []
-    for (spelling,), path in results:
-        raw = read_results(path, mapper)
+    for index, (spelling,) in asked:
+        raw = results.get(request_dir(index), Raw())
         if not raw.present:
             continue  # the run stopped before this request; the failure says why
         found = raw.variables.get(f"{package}_FOUND", (False, ""))
@@ -607,7 +626,12 @@ def _failure(
         )
     if outcome.returncode == 0 and main.present:
         return None
-    error = first_error(outcome.stderr)
+    errors = cmake_errors(outcome.stderr)
+    # An error that arose inside a component request is that request's answer (isolate.py).
+    own = [e for e in errors if e.request is None]
+    if main.present and errors and not own:
+        return None
+    error = own[0] if own else None
     if error is None:
         tail = mapper.text(outcome.stderr.strip())[-500:] or "no output"
         return Failure(

@@ -242,6 +242,8 @@ class ConfigEvaluation:
     cmake_package: str | None = None
     # Replayed from the user cache: the same inputs were evaluated before (replay.py).
     reused: bool = False
+    # CMake runs it took: one, plus one more per request a fatal error stopped (isolate.py).
+    runs: int = 1
 
     @property
     def artifact(self) -> str | None:

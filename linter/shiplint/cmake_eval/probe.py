@@ -31,6 +31,9 @@ is asked again alone, in its own scope. A config that raises FATAL_ERROR/SEND_ER
 while answering a request is recorded through a `message()` override that is
 defined only after the plain evaluation (so that evaluation's errors keep CMake's
 own message and location) and that then lets the config continue.
+An error CMake raises itself (a nested `find_package(... REQUIRED)`) still stops
+the run: each request records when it begins and ends, so the one it stopped in is
+known, and the rest are asked in a resumed probe (`only`; isolate.py).
 
 Results are written as JSON lines by CMake (`file(APPEND)` with hand-escaped
 strings, so nothing newer than the 3.21 the probe needs for IMPORTED_TARGETS);
@@ -135,6 +138,12 @@ class ProbeFiles:
     retry_results: dict[tuple[int, str], Path] = field(default_factory=dict)
 
 
+def request_dir(index: int, position: int | None = None) -> str:
+    """The probe subdirectory (and results file stem) of request `index`, or of its
+    component at `position` asked alone."""
+    return f"request_{index}" if position is None else f"request_{index}_{position}"
+
+
 def bracket(text: str) -> str:
     """A CMake bracket argument holding `text` verbatim (paths with spaces, quotes, `;`)."""
     level = 1
@@ -162,6 +171,7 @@ def _dump(package: str, config_dir: Path, result: Path, variables: Sequence[str]
             _find(package, config_dir),
             *(f"_shiplint_var({out} {bracket(v)})\n" for v in variables),
             f"_shiplint_targets({out})\n",
+            f'file(APPEND {out} "{{\\"k\\":\\"end\\"}}\\n")\n',
         ]
     )
 
@@ -176,12 +186,16 @@ def write_probe(
     alternates: Sequence[Path] = (),
     languages: Sequence[str] = (),
     required: frozenset[int] = frozenset(),
+    only: frozenset[str] | None = None,
 ) -> ProbeFiles:
     """Write the probe project under `directory` and say where its results will appear.
 
     `languages` are enabled as a consumer's `project()` would (C, CXX): configs call
     find_dependency(Threads) or read CMAKE_CXX_COMPILER_VERSION, which need one.
     `required` holds the indexes of the requests made as REQUIRED (see `_request`).
+    With `only` (request subdirectory names: `request_<i>`, or `request_<i>_<position>`
+    for one component of a batched request alone), the probe resumes a run a fatal
+    error ended: no plain evaluation, and exactly those requests, each unconditionally.
     """
     directory.mkdir(parents=True, exist_ok=True)
     results = directory / "results"
@@ -202,69 +216,66 @@ def write_probe(
             f"INSTALL_PREFIX {bracket(str(item.install_prefix))})\n"
         )
     main_result = results / "main.jsonl"
-    (directory / "main").mkdir(exist_ok=True)
-    (directory / "main" / "CMakeLists.txt").write_text(
-        _dump(package, config_dir, main_result, variables), encoding="utf-8"
-    )
-    top.append("add_subdirectory(main)\n")
-    # The same package installed elsewhere in the artifact, evaluated the same way.
     alternate_results: list[Path] = []
-    for index, alternate in enumerate(alternates):
-        sub = f"alternate_{index}"
+    if only is None:
+        (directory / "main").mkdir(exist_ok=True)
+        (directory / "main" / "CMakeLists.txt").write_text(
+            _dump(package, config_dir, main_result, variables), encoding="utf-8"
+        )
+        top.append("add_subdirectory(main)\n")
+        # The same package installed elsewhere in the artifact, evaluated the same way.
+        for index, alternate in enumerate(alternates):
+            sub = f"alternate_{index}"
+            result = results / f"{sub}.jsonl"
+            alternate_results.append(result)
+            (directory / sub).mkdir(exist_ok=True)
+            (directory / sub / "CMakeLists.txt").write_text(
+                _dump(package, alternate, result, variables), encoding="utf-8"
+            )
+            top.append(f"add_subdirectory({sub})\n")
+    top.append(_MESSAGE_OVERRIDE)
+
+    def emit(sub: str, key: str, components: tuple[str, ...], as_required: bool) -> Path:
         result = results / f"{sub}.jsonl"
-        alternate_results.append(result)
         (directory / sub).mkdir(exist_ok=True)
         (directory / sub / "CMakeLists.txt").write_text(
-            _dump(package, alternate, result, variables), encoding="utf-8"
+            f"set(_SHIPLINT_REQUEST {key})\n"
+            + _request(package, config_dir, components, result, variables, as_required),
+            encoding="utf-8",
         )
-        top.append(f"add_subdirectory({sub})\n")
-    top.append(_MESSAGE_OVERRIDE)
+        return result
 
     request_results: list[tuple[tuple[str, ...], Path]] = []
     retry_results: dict[tuple[int, str], Path] = {}
     for index, components in enumerate(requests):
-        sub = f"request_{index}"
-        result = results / f"{sub}.jsonl"
-        request_results.append((components, result))
-        body = [
-            f"set(_SHIPLINT_REQUEST {index})\n",
-            _request(package, config_dir, components, result, variables, index in required),
-        ]
-        if len(components) > 1:
+        sub = request_dir(index)
+        request_results.append((components, results / f"{sub}.jsonl"))
+        if only is None or sub in only:
+            emit(sub, str(index), components, index in required)
+            top.append(f"add_subdirectory({sub})\n")
+        if len(components) < 2:
+            continue
+        for position, component in enumerate(components):
+            single = request_dir(index, position)
+            retry_results[(index, component)] = results / f"{single}.jsonl"
+            if only is not None:
+                if single in only:
+                    emit(single, f"{index}_{position}", (component,), index in required)
+                    top.append(f"add_subdirectory({single})\n")
+                continue
             # Some configs unset <pkg>_<c>_FOUND on purpose before returning: such a
             # component is asked for again alone, in its own scope, after this request.
-            for component in components:
-                flag = bracket(f"_shiplint_retry_{index}_{component}")
-                body.append(
+            flag = bracket(f"_shiplint_retry_{index}_{component}")
+            with (directory / sub / "CMakeLists.txt").open("a", encoding="utf-8") as body:
+                body.write(
                     f"if(NOT DEFINED {bracket(f'{package}_{component}_FOUND')})\n"
                     f"  set_property(GLOBAL PROPERTY {flag} TRUE)\nendif()\n"
                 )
-        (directory / sub).mkdir(exist_ok=True)
-        (directory / sub / "CMakeLists.txt").write_text("".join(body), encoding="utf-8")
-        top.append(f"add_subdirectory({sub})\n")
-        if len(components) > 1:
-            for position, component in enumerate(components):
-                single = f"{sub}_{position}"
-                single_result = results / f"{single}.jsonl"
-                retry_results[(index, component)] = single_result
-                (directory / single).mkdir(exist_ok=True)
-                (directory / single / "CMakeLists.txt").write_text(
-                    f"set(_SHIPLINT_REQUEST {index}_{position})\n"
-                    + _request(
-                        package,
-                        config_dir,
-                        (component,),
-                        single_result,
-                        variables,
-                        index in required,
-                    ),
-                    encoding="utf-8",
-                )
-                flag = bracket(f"_shiplint_retry_{index}_{component}")
-                top.append(
-                    f"get_property(_shiplint_retry GLOBAL PROPERTY {flag})\n"
-                    f"if(_shiplint_retry)\n  add_subdirectory({single})\nendif()\n"
-                )
+            emit(single, f"{index}_{position}", (component,), index in required)
+            top.append(
+                f"get_property(_shiplint_retry GLOBAL PROPERTY {flag})\n"
+                f"if(_shiplint_retry)\n  add_subdirectory({single})\nendif()\n"
+            )
     (directory / "CMakeLists.txt").write_text("".join(top), encoding="utf-8")
     return ProbeFiles(
         directory,
@@ -297,11 +308,15 @@ def _request(
     ]
     return "".join(
         [
+            # Begun, then ended: a request begun and never ended is the one whose fatal
+            # error stopped the run (see evaluate.py).
+            f'file(APPEND {out} "{{\\"k\\":\\"begin\\"}}\\n")\n',
             as_required,
             _find(package, config_dir, components),
             *(f"_shiplint_var({out} {bracket(v)})\n" for v in dict.fromkeys(names)),
             'get_property(_shiplint_fatal GLOBAL PROPERTY "_shiplint_fatal_${_SHIPLINT_REQUEST}")\n',
             f"_shiplint_var({out} _shiplint_fatal)\n",
             f"_shiplint_targets({out})\n",
+            f'file(APPEND {out} "{{\\"k\\":\\"end\\"}}\\n")\n',
         ]
     )

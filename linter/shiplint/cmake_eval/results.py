@@ -31,6 +31,10 @@ class Raw:
     variables: dict[str, tuple[bool, str]] = field(default_factory=dict)
     targets: list[dict[str, str]] = field(default_factory=list)
     present: bool = False
+    # A request's own records around its answer: begun and not ended, the run stopped
+    # inside it (a fatal error).
+    begun: bool = False
+    ended: bool = False
 
 
 class PathMapper:
@@ -84,6 +88,10 @@ def read_results(path: Path, mapper: PathMapper) -> Raw:
             name, value = record.get("name"), record.get("value")
             if isinstance(name, str) and isinstance(value, str):
                 raw.variables[name] = (bool(record.get("defined")), mapper.text(value))
+        elif record.get("k") == "begin":
+            raw.begun = True
+        elif record.get("k") == "end":
+            raw.ended = True
         elif record.get("k") == "target" and isinstance(record.get("name"), str):
             raw.targets.append({k: mapper.text(str(v)) for k, v in record.items() if k != "k"})
     return raw
@@ -128,20 +136,48 @@ def cmake_list(value: str) -> tuple[str, ...]:
     return tuple(i for i in items if i)
 
 
+# The frames under an error: "Call Stack (most recent call first):" then "  <file>:<line> (<cmd>)".
+_STACK = re.compile(r"Call Stack \(most recent call first\):[ \t]*\n(?P<frames>(?:  \S.*\n?)*)")
+# A frame in one of the probe's request directories (request_<i>, request_<i>_<position>).
+_REQUEST_FRAME = re.compile(r"(?:^|/)(?P<sub>request_\d+(?:_\d+)?)/CMakeLists\.txt:\d+")
+
+
 @dataclass(frozen=True)
 class CMakeError:
     message: str
     file: str | None
     line: int | None
+    # The probe's request directory the error arose under, when one is on its call stack.
+    request: str | None = None
 
 
 def first_error(stderr: str) -> CMakeError | None:
-    match = _ERROR.search(stderr)
-    if match is None:
-        return None
-    body = " ".join(part.strip() for part in match.group("body").splitlines() if part.strip())
-    line = match.group("line")
-    return CMakeError(body or "(no message)", match.group("file"), int(line) if line else None)
+    found = cmake_errors(stderr)
+    return found[0] if found else None
+
+
+def cmake_errors(stderr: str) -> list[CMakeError]:
+    """Every `CMake Error` CMake printed, in order, each with the probe request (if any)
+    its call stack starts from."""
+    out = []
+    for match in _ERROR.finditer(stderr):
+        body = " ".join(part.strip() for part in match.group("body").splitlines() if part.strip())
+        line = match.group("line")
+        request = None
+        stack = _STACK.match(stderr, match.end())
+        frames = [match.group("file") or ""]
+        if stack is not None:
+            frames += stack.group("frames").splitlines()
+        for frame in frames:
+            found = _REQUEST_FRAME.search(frame.strip())
+            if found is not None:
+                request = found.group("sub")
+        out.append(
+            CMakeError(
+                body or "(no message)", match.group("file"), int(line) if line else None, request
+            )
+        )
+    return out
 
 
 def error_location(
