@@ -49,7 +49,7 @@ def test_each_rule_module_is_listed_with_its_code_prefix_and_the_areas_it_reads(
         (True, (), (), {"meta", "config_eval", "sources"}),
         (True, (), ("SL2",), {"meta", "sources"}),
         (False, (Path("a.whl"),), ("SL3",), {"meta", "artifacts", "symbols", "requirements",
-                                             "wheel_name", "import_libraries"}),
+                                             "wheel_name", "import_libraries", "platform_promises"}),
         (False, (Path("a.whl"),), (), {name for name, _, _ in MODULES} - {"sources", "link_probe", "header_probe"}),
     ],
     ids=["hook", "hook-sl2", "artifact-sl3", "artifact"],

@@ -43,6 +43,7 @@ MODULES: tuple[tuple[str, str, tuple[Area, ...]], ...] = (
     ("requirements", "SL3", (ARTIFACTS,)),
     ("wheel_name", "SL3", (ARTIFACTS,)),
     ("import_libraries", "SL3", (ARTIFACTS,)),
+    ("platform_promises", "SL3", (ARTIFACTS,)),
     ("operators", "SL4", (OPERATORS,)),
     ("link_probe", "SL5", (LINK_PROBE,)),
     ("header_probe", "SL5", (HEADER_PROBE,)),

@@ -231,6 +231,7 @@ def _encode_record(record: BinaryRecord) -> tuple[Any, ...]:
         ),
         tuple(sorted(record.export_ordinals)),
         record.reexports,
+        record.min_os,
     )
 
 
@@ -249,6 +250,7 @@ def _decode_record(encoded: Any, name: str) -> BinaryRecord:
         imports,
         export_ordinals,
         reexports,
+        min_os,
     ) = encoded
     return BinaryRecord(
         name=name,
@@ -265,6 +267,7 @@ def _decode_record(encoded: Any, name: str) -> BinaryRecord:
         imports=tuple(map(_import, imports)),
         export_ordinals=frozenset(export_ordinals),
         reexports=tuple(reexports),
+        min_os=tuple(min_os),
     )
 
 

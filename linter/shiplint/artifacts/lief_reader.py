@@ -352,7 +352,26 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
         undefined=tuple(undefined),
         imports=tuple(imports),
         reexports=tuple(reexports),
+        min_os=tuple(_macos_minimum(fat.at(i)) for i in range(fat.size)),
     )
+
+
+def _macos_minimum(binary: Any) -> str:
+    """The oldest macOS a slice says it loads on: LC_BUILD_VERSION's minos (a macOS
+    platform only), else LC_VERSION_MIN_MACOSX; "" when it states neither."""
+    if binary.has_build_version:
+        command = binary.build_version
+        if _enum_name(command.platform) == "MACOS":
+            return _dotted(command.minos)
+        return ""
+    if binary.has_version_min:
+        return _dotted(binary.version_min.version)
+    return ""
+
+
+def _dotted(parts: Any) -> str:
+    major, minor = [*list(parts), 0, 0][:2]
+    return f"{major}.{minor}"
 
 
 def _macho_import(name: str, description: int, needed: list[str], two_level: bool) -> Import:

@@ -161,6 +161,9 @@ class BinaryRecord:
     export_ordinals: frozenset[int] = frozenset()
     # Mach-O: the install names of its LC_REEXPORT_DYLIB entries, whose exports it exports.
     reexports: tuple[str, ...] = ()
+    # Mach-O: the oldest macOS each slice loads on (LC_BUILD_VERSION's minos, else
+    # LC_VERSION_MIN_MACOSX), `14.0`, in the order of `arches`; "" where a slice states none.
+    min_os: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:

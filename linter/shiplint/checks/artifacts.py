@@ -589,10 +589,7 @@ def architecture_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Find
         os_name = binary.format.os
         wrong_os = os_name is not None and os_name != platform.os
         wrong_arch = (
-            platform.arch is not None
-            and platform.arch != "universal2"
-            and binary.arches
-            and platform.arch not in binary.arches
+            platform.arch is not None and binary.arches and not _fits(platform.arch, binary)
         )
         if not (wrong_os or wrong_arch):
             continue
@@ -605,6 +602,16 @@ def architecture_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Find
             subject=_binary_subject(manifest, model, binary.name),
             hint="Build the binary for the wheel's platform, or tag the wheel for the binary's.",
         )
+
+
+def _fits(arch: str, binary: BinaryRecord) -> bool:
+    """Whether the binary runs on the tag's architecture: a universal2 tag installs on
+    Intel and Apple silicon Macs alike, so each of its binaries needs both slices."""
+    if arch == "universal2":
+        return binary.format is not BinaryFormat.MACHO or {"x86_64", "aarch64"} <= set(
+            binary.arches
+        )
+    return arch in binary.arches
 
 
 # ------------------------------------------------------------------ SL313 / SL314
