@@ -159,17 +159,72 @@ def test_hooks_file_and_readme_config_pass_pre_commit_validation(tmp_path: Path)
         ["pre-commit", "validate-manifest", str(HOOKS)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    # The README's .pre-commit-config.yaml example is a valid config naming real hooks.
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    (example,) = (b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "repos:" in b)
-    config = tmp_path / ".pre-commit-config.yaml"
-    config.write_text(example, encoding="utf-8")
-    done = subprocess.run(
-        ["pre-commit", "validate-config", str(config)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    named = {h["id"] for repo in yaml.safe_load(example)["repos"] for h in repo["hooks"]}
+    # The README's .pre-commit-config.yaml examples are valid configs naming real hooks.
+    pinned, local = readme_configs()
+    for example in (pinned, local):
+        config = tmp_path / ".pre-commit-config.yaml"
+        config.write_text(example, encoding="utf-8")
+        done = subprocess.run(
+            ["pre-commit", "validate-config", str(config)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    named = {h["id"] for repo in yaml.safe_load(pinned)["repos"] for h in repo["hooks"]}
     assert named == set(hooks())
+    # The local form runs the installed shiplint exactly as the published hook does.
+    (hook,) = yaml.safe_load(local)["repos"][0]["hooks"]
+    published = hooks()[hook["id"]]
+    for key in ("name", "entry", "pass_filenames", "require_serial", "files"):
+        assert hook[key] == published[key], key
+
+
+def readme_configs() -> tuple[str, str]:
+    """The README's two .pre-commit-config.yaml blocks: the pinned one, the local one."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "repos:" in b]
+    (pinned,) = (b for b in blocks if "repo: local" not in b)
+    (local,) = (b for b in blocks if "repo: local" in b)
+    return pinned, local
+
+
+def test_the_readmes_blocks_work_as_written_with_a_clone_beside_the_project(
+    tmp_path: Path, hook_repo: HookRepo
+) -> None:
+    """The README's configs, copied verbatim: the pinned one against a clone beside the
+    project at the release tag the README names, the local one with shiplint installed;
+    each runs the source hook on the acme project, which passes."""
+    import sys
+
+    from shiplint import __version__
+
+    from tests.repo_snapshot import git
+
+    pinned, local = readme_configs()
+    clone = tmp_path / "shiplint"
+    git(tmp_path, "clone", "-q", str(hook_repo.path), str(clone))
+    # What a release leaves in every clone: the tag the README's rev names.
+    git(clone, "tag", "-a", f"v{__version__}", "-m", f"shiplint {__version__}")
+    assert f"rev: v{__version__}" in pinned
+    for name, config in (("pinned", pinned), ("local", local)):
+        repo = tmp_path / name / "project"
+        shutil.copytree(ACME, repo)
+        (repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+        commit_all(repo, "project")
+        # `repo: ../shiplint` is relative to the project's root: the clone is beside it.
+        (tmp_path / name / "shiplint").symlink_to(clone, target_is_directory=True)
+        env = {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        }
+        done = subprocess.run(
+            ["pre-commit", "run", "shiplint", "--all-files", "--color", "never"],
+            cwd=repo,
+            env={**env, "PRE_COMMIT_HOME": str(hook_repo.home)},
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, name + done.stdout + done.stderr
+        assert re.search(r"^shiplint \(sources\)\.+Passed$", done.stdout, re.M), done.stdout
 
 
 def test_good_project_passes(tmp_path: Path, hook_repo: HookRepo) -> None:
