@@ -140,6 +140,11 @@ _RULE_IMPORTS = {
     # demangler they use to name symbols: data and a pure function, no builder.
     "shiplint.artifacts.demangle",
     "shiplint.artifacts.records",
+    # Views of the inventory the symbol rules ask per binary: its load scope (the link
+    # graph walked on through the system libraries' shipped data tables) and the
+    # binaries loaded into Python. Pure functions of the model, reading no artifact.
+    "shiplint.artifacts.load_scope",
+    "shiplint.artifacts.python_loaded",
     "shiplint.diagnostics",
     "shiplint.engine_models",
     "shiplint.manifest.model",

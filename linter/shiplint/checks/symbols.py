@@ -1,4 +1,5 @@
-"""Artifact rule SL320: every undefined dynamic symbol resolves when the binary loads.
+"""Artifact rules SL320 and SL323: every undefined dynamic symbol resolves when the binary
+loads, and an ELF binary finds each in a library it NEEDs itself.
 
 A static `ldd -r`. Mach-O (two-level namespace) and PE bind each reference to one
 library: when that library is a member of the artifact it must export the name (a
@@ -6,35 +7,36 @@ Mach-O library also through the libraries it re-exports; a PE import by ordinal 
 that ordinal); an external or an unresolvable library is not read (SL308 reports the
 latter). A Mach-O reference to the main executable is not known statically. Mach-O
 flat-namespace and `dynamic_lookup` references are looked up like ELF's unversioned
-ones, with every external outside the OS's own libraries standing in for anything.
+ones, with every external outside the OS's own libraries standing in for anything,
+and the interpreter's `Py*` names found in the Python process they are meant for.
 
-Each ELF shared object's undefined, non-weak dynamic symbols must
-be defined by a member of its NEEDED closure inside the artifact (with the version
-the reference requires, where it is versioned), or come from a declared external.
-An external's own file cannot be read, so:
+ELF: each shared object's undefined, non-weak dynamic symbols are looked up as the
+loader looks them up, in the binary's whole load scope (`load_scope`: breadth first
+over the NEEDED tree, members read, glibc and the GCC runtime known from data, other
+externals opaque):
 
 - a versioned reference names the file it binds to (`GLIBCXX_3.4` of libstdc++.so.6):
   a file that is an allowed external accepts it; a file inside the artifact must
   define the name under that version;
-- an unversioned reference is accepted when some library of the closure depends on an
-  external that does not version its symbols (torch's libtorch.so, hwloc): that
-  library may define anything. An external versions its symbols when any binary of
-  the artifact requires a version of it, or when it is one of the glibc and GCC
-  runtime libraries (always versioned, though a NEEDED entry kept by
-  `--no-as-needed` may bind nothing): those never stand in for an unversioned name;
-- a CPython extension module's `Py*` / `_Py*` names come from the interpreter that
-  loads it, which no NEEDED entry names.
+- an unversioned reference binds to whichever library of the scope defines the name
+  (at its base or default version); found in none, and no opaque external there to
+  stand in, it is unresolved (SL320, an error: the load fails). Found only in a
+  library some dependency NEEDs, never in one the binary NEEDs itself, it is
+  underlinked (SL323, a warning: it loads while that dependency keeps its NEEDED);
+- a binary loaded into Python (`python_loaded`) finds `Py*` / `_Py*` in the
+  interpreter, which no NEEDED entry names.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from fnmatch import fnmatchcase
+from dataclasses import dataclass, field
 from typing import Any
 
 from shiplint.artifacts.demangle import demangle
+from shiplint.artifacts.load_scope import ScopeEntry, load_scope, systems_for
 from shiplint.artifacts.model import Inventory, Resolution
+from shiplint.artifacts.python_loaded import INTERPRETER_NAME, python_loaded
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, Import
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
@@ -42,39 +44,28 @@ from shiplint.plural import counted
 from shiplint.rule import Rule
 
 _SHOWN = 3
-# `_C.cpython-311-x86_64-linux-gnu.so`, `_ext.abi3.so`: modules the interpreter loads.
-_EXTENSION_MODULE = re.compile(r"\.(cpython-[^.]+|abi3)\.so$")
-_INTERPRETER_NAME = re.compile(r"_?Py")
 # The OS's own macOS libraries: they define a fixed set, never a package's names.
 _MACOS_SYSTEM_PREFIXES = ("/usr/lib/", "/System/Library/")
-# glibc, the GCC runtime and zlib: every symbol they export carries a version.
-_VERSIONED_RUNTIME = (
-    "libc.so.6",
-    "libm.so.6",
-    "libdl.so.2",
-    "libpthread.so.0",
-    "librt.so.1",
-    "libutil.so.1",
-    "libresolv.so.2",
-    "libanl.so.1",
-    "libnsl.so.1",
-    "libmvec.so.1",
-    "ld-linux*.so.*",
-    "libstdc++.so.6",
-    "libgcc_s.so.1",
-    "libatomic.so.1",
-    "libz.so.1",
-)
+
+
+@dataclass
+class _Lookup:
+    """How one ELF binary's references resolve in its load scope."""
+
+    # Defined by nothing in the scope that can be read, and nothing opaque there.
+    missing: list[Import] = field(default_factory=list)
+    # Defined only by a library a dependency NEEDs: (reference, the first such library).
+    indirect: list[tuple[Import, ScopeEntry]] = field(default_factory=list)
 
 
 def unresolved_symbols(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL320: undefined dynamic symbols that nothing the binary loads defines."""
-    versioned = {i.file for b in model.binaries for i in b.imports if i.file}
+    python = python_loaded(manifest, model)
     for binary in model.binaries:
         if binary.format is BinaryFormat.ARCHIVE or not binary.imports:
             continue
         if binary.format is BinaryFormat.ELF:
-            missing = _unresolved(manifest, model, binary, versioned)
+            missing = _lookup(model, binary, binary.name in python).missing
         else:
             missing = _unbound(model, binary)
         if not missing:
@@ -121,41 +112,81 @@ def _where(model: Inventory, binary: BinaryRecord, missing: list[Import]) -> str
     return "; ".join(parts)
 
 
-def _unresolved(
-    manifest: Manifest, model: Inventory, binary: BinaryRecord, versioned: set[str]
-) -> list[Import]:
-    closure = [
-        record
-        for member in model.links.closure(binary.name)
-        if (record := model.binary(member)) is not None
-    ]
-    opaque = False
-    external_files: set[str] = set()
-    for record in closure:
-        for resolved in model.links.of(record.name).resolved:
-            needed = resolved.needed
-            if resolved.how is Resolution.EXTERNAL:
-                if record is binary:
-                    external_files.add(needed)
-                opaque = opaque or not _versions_symbols(needed, versioned)
-    extension = _EXTENSION_MODULE.search(binary.file_name) is not None
-    missing: list[Import] = []
+def indirect_symbols(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL323: undefined symbols found only in a library a dependency NEEDs."""
+    python = python_loaded(manifest, model)
+    for binary in model.binaries:
+        if binary.format is not BinaryFormat.ELF or not binary.imports:
+            continue
+        indirect = _lookup(model, binary, binary.name in python).indirect
+        if not indirect:
+            continue
+        groups: dict[tuple[str, ...], list[Import]] = {}
+        for symbol, entry in indirect:
+            groups.setdefault(entry.chain, []).append(symbol)
+        found = "; ".join(
+            f"{_names(symbols)} in {chain[-1].rsplit('/', 1)[-1]} (loaded through "
+            f"{' -> '.join(link.rsplit('/', 1)[-1] for link in chain[:-1])})"
+            for chain, symbols in sorted(groups.items())
+        )
+        basis = systems_for(model, binary)
+        yield Finding(
+            message=(
+                f"finds {counted(len(indirect), 'undefined symbol')} only in libraries its "
+                f"dependencies NEED, not in its own NEEDED entries: {found}"
+                + (f" ({basis.basis})" if basis is not None else "")
+            ),
+            location=model.location(binary.name),
+            subject=Subject(library=model.subject_name(binary.name), artifact=model.label),
+            hint=(
+                "Link the library against the one that defines them (a NEEDED entry of its "
+                "own, e.g. Threads::Threads for pthread_*), so it does not depend on how its "
+                "dependencies are linked."
+            ),
+        )
+
+
+def _lookup(model: Inventory, binary: BinaryRecord, in_python: bool) -> _Lookup:
+    """Look each non-weak reference up in the load scope, as the loader does."""
+    scope = load_scope(model, binary)
+    members = [e.record for e in scope if e.record is not None]
+    direct_files = {e.chain[0] for e in scope if e.direct and e.record is None}
+    out = _Lookup()
     for symbol in binary.imports:
         if symbol.weak:
             continue
         if symbol.version is not None and symbol.file is not None:
-            if symbol.file in external_files:
+            if symbol.file in direct_files:
                 continue
-            if any(symbol.version in r.definitions().get(symbol.name, ()) for r in closure):
+            if any(symbol.version in r.definitions().get(symbol.name, ()) for r in members):
                 continue
-            missing.append(symbol)
+            out.missing.append(symbol)
             continue
-        if any(symbol.name in r.definitions() for r in closure):
+        if in_python and INTERPRETER_NAME.match(symbol.name):
             continue
-        if opaque or (extension and _INTERPRETER_NAME.match(symbol.name)):
-            continue
-        missing.append(symbol)
-    return missing
+        _look_up(symbol, scope, out)
+    return out
+
+
+def _look_up(symbol: Import, scope: tuple[ScopeEntry, ...], out: _Lookup) -> None:
+    """An unversioned reference: found directly, only indirectly, maybe, or nowhere."""
+    indirect: ScopeEntry | None = None
+    unknown = False
+    for entry in scope:
+        answer = entry.defines(symbol.name)
+        if answer is None:
+            if entry.direct:
+                # A library it NEEDs itself may define it: nothing to say.
+                return
+            unknown = True
+        elif answer:
+            if entry.direct:
+                return
+            indirect = indirect or entry
+    if indirect is not None:
+        out.indirect.append((symbol, indirect))
+    elif not unknown:
+        out.missing.append(symbol)
 
 
 def _unbound(model: Inventory, binary: BinaryRecord) -> list[Import]:
@@ -174,7 +205,7 @@ def _unbound(model: Inventory, binary: BinaryRecord) -> list[Import]:
             if member is not None and not _exports(model, member, symbol, set()):
                 missing.append(symbol)
             continue
-        if not _flat_resolves(model, binary, symbol, closure):
+        if not _flat_resolves(model, symbol, closure):
             missing.append(symbol)
     return missing
 
@@ -215,13 +246,15 @@ def _exports(model: Inventory, member: str, symbol: Import, seen: set[str]) -> b
     return False
 
 
-def _flat_resolves(
-    model: Inventory, binary: BinaryRecord, symbol: Import, closure: list[BinaryRecord]
-) -> bool:
-    """A Mach-O flat-namespace or `dynamic_lookup` reference: any loaded image may define it."""
+def _flat_resolves(model: Inventory, symbol: Import, closure: list[BinaryRecord]) -> bool:
+    """A Mach-O flat-namespace or `dynamic_lookup` reference: any loaded image may define it.
+
+    `Py*` names looked up this way are the interpreter's: a binary leaves them to
+    dynamic lookup (`-undefined dynamic_lookup`) only to be loaded into Python, which is
+    then in the process whatever its file is called."""
     if any(symbol.name in r.definitions() for r in closure):
         return True
-    if _EXTENSION_MODULE.search(binary.file_name) and _INTERPRETER_NAME.match(symbol.name):
+    if INTERPRETER_NAME.match(symbol.name):
         return True
     # An external outside the OS's own libraries (torch's) cannot be read: it may define it.
     return any(
@@ -230,10 +263,6 @@ def _flat_resolves(
         for record in closure
         for resolved in model.links.of(record.name).resolved
     )
-
-
-def _versions_symbols(file_name: str, versioned: set[str]) -> bool:
-    return file_name in versioned or any(fnmatchcase(file_name, p) for p in _VERSIONED_RUNTIME)
 
 
 def _exporters(model: Inventory, name: str) -> list[str]:
@@ -247,4 +276,7 @@ def _shown_name(symbol: Import) -> str:
     return f"{name}@{symbol.version}" if symbol.version else name
 
 
-RULES: tuple[Rule[Any], ...] = (Rule("SL320", Inventory, unresolved_symbols),)
+RULES: tuple[Rule[Any], ...] = (
+    Rule("SL320", Inventory, unresolved_symbols),
+    Rule("SL323", Inventory, indirect_symbols),
+)
