@@ -558,7 +558,7 @@ def runpath_missing_directory(manifest: Manifest, model: Inventory) -> Iterator[
 
 
 def rpath_instead_of_runpath(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
-    """SL311: DT_RPATH where DT_RUNPATH belongs."""
+    """SL311: DT_RPATH where DT_RUNPATH belongs (information: it loads the same)."""
     for binary in model.binaries:
         if binary.format is not BinaryFormat.ELF or not binary.rpath:
             continue
@@ -570,9 +570,9 @@ def rpath_instead_of_runpath(manifest: Manifest, model: Inventory) -> Iterator[F
             location=model.location(binary.name),
             subject=_binary_subject(manifest, model, binary.name),
             hint=(
-                "Link with --enable-new-dtags (the default of current toolchains) so the "
-                "entries are DT_RUNPATH: DT_RPATH is searched before LD_LIBRARY_PATH and is "
-                "inherited by every library loaded after it."
+                "Nothing to fix for loading (auditwheel repair writes DT_RPATH on purpose). "
+                "Where DT_RUNPATH was meant, link with --enable-new-dtags: DT_RPATH is "
+                "searched before LD_LIBRARY_PATH and serves every library loaded after it."
             ),
         )
 
