@@ -41,6 +41,9 @@ OTHER_WHEELS = {
     "openvino": ("openvino", "2025.4.1"),
     "mlx": ("mlx-metal", "0.32.4"),
     "tbb-devel": ("tbb-devel", "2021.13.1"),
+    "pybind11": ("pybind11", "3.1.0"),
+    "fmt": ("cmeel-fmt", "12.2.0"),
+    "eigen": ("cmeel-eigen", "3.4.1"),
 }
 
 

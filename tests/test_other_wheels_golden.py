@@ -1,9 +1,12 @@
 """shiplint on real wheels of projects other than ExecuTorch, each with its example manifest.
 
 OpenVINO (nested targets, request names unlike its targets, a vendored TBB),
-mlx-metal (a macOS-only SDK whose one target has no namespace) and tbb-devel
+mlx-metal (a macOS-only SDK whose one target has no namespace), tbb-devel
 (targets published only on request, versioned libraries with byte-identical
-copies). The whole report of each, both CMake routes, is pinned in
+copies), pybind11 (header-only: no library, INTERFACE targets, no COMPONENTS),
+cmeel-eigen (Eigen3::Eigen, header-only linear algebra, beside Eigen's BLAS and
+LAPACK builds) and cmeel-fmt (a library whose target imports the fully versioned
+copy, and a header-only target; no COMPONENTS). The whole report of each, both CMake routes, is pinned in
 tests/golden/full/<example>.txt and every finding is explained in
 docs/findings/<example>.md. Regenerate on purpose with
 `SHIPLINT_UPDATE_GOLDEN=1 python -m pytest tests/test_other_wheels_golden.py`.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -60,11 +64,22 @@ def _check(example: str, *artifacts: Path, output: Path) -> tuple[int, dict[str,
     return code, document
 
 
+# Configs that ask the host for a Python (pybind11's runs FindPythonInterp, which tries
+# `python3.9` and the like before `python3`) are evaluated as a consumer building for
+# this interpreter would: its directory first on PATH, then the system's, and no shims
+# of other interpreters (a pyenv shim of an uninstalled version answers with an error).
+_CONSUMER_PYTHON = {"pybind11"}
+
+
 @pytest.mark.parametrize("example", sorted(OTHER_WHEELS))
 def test_full_report_on_another_projects_wheel(
     example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(REPO)
+    if example in _CONSUMER_PYTHON:
+        monkeypatch.setenv(
+            "PATH", os.pathsep.join((str(Path(sys.executable).parent), "/usr/bin", "/bin"))
+        )
     code, document = _check(example, other_wheel(example), output=tmp_path / "report.json")
     lines = [_line(d) for d in document["diagnostics"]]
     golden = GOLDEN / f"{example}.txt"
@@ -245,3 +260,62 @@ def test_planted_a_release_library_removed_from_the_runtime_wheel(
     assert missing["subject"]["component"] == "tbbmalloc"
     lacking = [d for d in _findings(document, "SL308") if "libtbbmalloc.so.2" in d["message"]]
     assert lacking and lacking[0]["location"]["path"].endswith(runtime.name)
+
+
+def _consumer_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join((str(Path(sys.executable).parent), "/usr/bin", "/bin"))
+    )
+
+
+def test_pybind11_every_documented_target_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clean report is a checked one: a copy of the real wheel whose config calls the
+    embedding target pybind11::embedded instead is reported on both CMakes, as the
+    header-only component's missing target."""
+    monkeypatch.chdir(REPO)
+    _consumer_python(monkeypatch)
+
+    def rename_embed(name: str, data: bytes) -> bytes:
+        if name.startswith("pybind11/share/cmake/pybind11/") and name.endswith(".cmake"):
+            return data.replace(b"pybind11::embed", b"pybind11::embedded")
+        return data
+
+    source = other_wheel("pybind11")
+    wheel = _planted(source, tmp_path / source.name, rename_embed)
+    _, document = _check("pybind11", wheel, output=tmp_path / "r.json")
+    missing = document["diagnostics"]
+    assert [d["code"] for d in missing] == ["SL105", "SL105"]
+    for finding in missing:
+        assert finding["subject"]["component"] == "embed"
+        assert (
+            "no imported target pybind11::embed for the header-only component"
+            in (finding["message"])
+        )
+
+
+_FMT_LIB = "cmeel.prefix/lib/"
+
+
+def test_fmt_a_versioned_sibling_with_other_bytes_is_another_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fmt::fmt imports libfmt.so.12.2.0, a byte-identical copy of the libfmt.so.12 the
+    manifest names (one library, no finding); made different, it is another file."""
+    monkeypatch.chdir(REPO)
+
+    def rebuild(name: str, data: bytes) -> bytes:
+        return data + b"\0" if name == _FMT_LIB + "libfmt.so.12.2.0" else data
+
+    source = other_wheel("fmt")
+    wheel = _planted(source, tmp_path / source.name, rebuild)
+    _, document = _check("fmt", wheel, output=tmp_path / "r.json")
+    moved = _findings(document, "SL107")
+    assert len(moved) == 2  # one per CMake
+    for finding in moved:
+        assert finding["subject"]["target"] == "fmt::fmt"
+        assert "IMPORTED_LOCATION cmeel.prefix/lib/libfmt.so.12.2.0" in finding["message"]
+    # The changed file is an undeclared shared object now.
+    (undeclared,) = _findings(document, "SL302")
+    assert undeclared["location"]["member"] == _FMT_LIB + "libfmt.so.12.2.0"

@@ -702,7 +702,8 @@ def unsafe_member(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
 
 def unknown_platform(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
     """SL317: neither a wheel tag nor any binary says which platform the artifact is for."""
-    if model.platform is None:
+    # A header-only package places no library: nothing goes unchecked for want of one.
+    if model.platform is None and manifest.libraries:
         yield Finding(
             message=(
                 f"{_noun(model)} has no wheel platform tag and no binary that names an OS: "

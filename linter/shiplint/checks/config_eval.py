@@ -617,6 +617,9 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
 def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
     if not _usable(ev) or ev.mode is not Mode.ARTIFACT:
         return
+    # A header-only package declares nothing to link: its config is all it ships.
+    if not any(lib.kind.linkable for lib in manifest.libraries):
+        return
     linkable = [
         lib
         for lib in ev.shipped

@@ -289,22 +289,25 @@ def evaluate_once(
 ) -> ConfigEvaluation:
     """One configure run of the probe against `layout` (or its replay),
     read back into a model."""
-    shipped = {c for lib in layout.shipped for c in lib.components}
+    shipped = _shipped_components(manifest, layout)
     spell = manifest.request_name
+    # Targets that are no find_package component are never named after COMPONENTS.
+    requestable = [c for c in manifest.components if c.requestable]
     # Components may share a spelling (a request that brings several targets).
-    together = tuple(dict.fromkeys(spell(c.name) for c in manifest.components if c.name in shipped))
+    together = tuple(dict.fromkeys(spell(c.name) for c in requestable if c.name in shipped))
     alone = [
         (spelling,)
-        for spelling in dict.fromkeys(
-            spell(c.name) for c in manifest.components if c.name not in shipped
-        )
+        for spelling in dict.fromkeys(spell(c.name) for c in requestable if c.name not in shipped)
         if spelling not in together
     ]
     # The shipped ones twice: plainly, then as REQUIRED (the twin), since a config that
     # reads <pkg>_FIND_REQUIRED can answer the two differently.
     batched = [together, together] if together else []
     sets = [(request_set.request,) for request_set in manifest.cmake.request_sets]
-    requests = [*batched, *alone, (ABSENT_COMPONENT,), *sets]
+    # A package with no find_package component takes no COMPONENTS: a request for an
+    # unknown one asks it nothing it claims to answer.
+    absent = [(ABSENT_COMPONENT,)] if requestable else []
+    requests = [*batched, *alone, *absent, *sets]
     first_set = len(requests) - len(sets)
     languages = host_languages()
     # The twin and the requests for what the artifact lacks are asked as REQUIRED
@@ -394,6 +397,14 @@ def evaluate_once(
         reused=outcome.reused,
         runs=answers.runs,
     )
+
+
+def _shipped_components(manifest: Manifest, layout: Layout) -> set[str]:
+    """The components the artifact ships, as its component requests are asked: those of
+    its shipped libraries, and the header-only ones, which ship with the package itself
+    (their target's existence is what SL105 checks)."""
+    owned = {c for lib in layout.shipped for c in lib.components}
+    return owned | {c.name for c in manifest.components if c.header_only}
 
 
 def _config_text(layout: Layout) -> str:
@@ -497,7 +508,7 @@ def _requests(
     repeats the shipped components' request as REQUIRED, whose answers are attached to
     the plain ones."""
     package = manifest.cmake.package
-    shipped = {c for lib in layout.shipped for c in lib.components}
+    shipped = _shipped_components(manifest, layout)
     by_spelling: dict[str, list[str]] = {}
     for known in manifest.components:
         by_spelling.setdefault(manifest.request_name(known.name), []).append(known.name)

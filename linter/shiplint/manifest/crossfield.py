@@ -60,6 +60,16 @@ def cross_field_problems(doc: Document, known_rule_codes: Iterable[str]) -> list
                     report(("libraries", i, field, j), f"library {other!r} names itself in {field}")
 
     for i, comp in enumerate(components):
+        if not comp.get("requestable", True):
+            # A target no COMPONENTS request names cannot have a spelling or be read from
+            # its own request.
+            for field in ("request", "only_on_request"):
+                if comp.get(field):
+                    report(
+                        ("components", i, field),
+                        f"component {comp['name']!r} is not requestable (requestable: false) "
+                        f"but sets {field}",
+                    )
         if comp.get("header_only", False):
             if comp["name"] in owners:
                 owner = libraries[owners[comp["name"]]]["name"]

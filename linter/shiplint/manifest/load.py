@@ -154,6 +154,7 @@ def _build(doc: Document) -> Manifest:
             request=c.get("request"),
             only_on_request=c.get("only_on_request", False),
             header_only=c.get("header_only", False),
+            requestable=c.get("requestable", True),
             package=c.get("package"),
         )
         for i, c in enumerate(d["components"])

@@ -148,6 +148,8 @@ class Component:
     only_on_request: bool = False
     # An INTERFACE target with no library of its own (headers, usage requirements).
     header_only: bool = False
+    # False: a target of the plain find_package, never named after COMPONENTS.
+    requestable: bool = True
     # The CMake package publishing it when not the manifest's main one (cmake.package).
     package: str | None = None
 
