@@ -103,12 +103,26 @@ done
 shopt -u nullglob globstar
 [ ${#artifacts[@]} -eq 0 ] || args+=(-- "${artifacts[@]}")
 
+# What the checked inputs say (member, symbol and file names, a config's messages) is
+# printed to the log only with workflow commands stopped: a name holding `::error::` at a
+# line's start, or `##[stop-commands]x` anywhere in it, would otherwise be a command the
+# runner obeys (a forged annotation, or every later annotation swallowed). The token that
+# resumes them is random, so no input can name it.
+token="$("$bin/python" -c 'import secrets; print(secrets.token_hex(16))')"
+untrusted() {  # command...
+  local status=0
+  echo "::stop-commands::$token"
+  "$@" || status=$?
+  echo "::$token::"
+  return "$status"
+}
+
 echo "::group::shiplint $(escape_data "${args[*]}")"
 set +e
 "$bin/shiplint" "${args[@]}" 2> "$work/stderr"
 rc=$?
 set -e
-cat "$work/stderr" >&2
+untrusted cat "$work/stderr" >&2
 echo "::endgroup::"
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] || [ ! -s "$json" ]; then
   cannot_check "$(cat "$work/stderr")
@@ -123,7 +137,11 @@ convert() {  # format [output]
   fi
 }
 
-convert "$format"
+if [ "$format" = github ]; then
+  convert github  # the annotations themselves: every value in them escaped as data
+else
+  untrusted convert "$format"
+fi
 if [ "${INPUT_ANNOTATIONS:-true}" = true ] && [ "$format" != github ]; then
   convert github
 fi

@@ -142,3 +142,59 @@ def substitute(text: str, context: dict[str, str], missing: str | None = None) -
         raise AssertionError(f"expression the simulated runner does not know: {name}")
 
     return EXPRESSION.sub(value, text)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    data: str
+
+
+def log_commands(log: str) -> list[Command]:
+    """The workflow commands the runner obeys in a step's log, as its command manager
+    reads each line (actions/runner, ActionCommandManager and ActionCommand): a line
+    whose text after leading spaces starts with `::name ...::data` (version 2), or that
+    holds `##[name ...]data` anywhere (version 1, still read). After `stop-commands` with
+    a token, nothing is a command until a line that is exactly `::token::`."""
+    commands: list[Command] = []
+    stopped: str | None = None
+    for line in log.splitlines():
+        if stopped is not None:
+            if line.strip() == f"::{stopped}::":
+                stopped = None
+            continue
+        command = _version2(line) or _version1(line)
+        if command is None:
+            continue
+        if command.name == "stop-commands":
+            stopped = command.data
+            continue
+        commands.append(command)
+    return commands
+
+
+def _version2(line: str) -> Command | None:
+    text = line.lstrip()
+    if not text.startswith("::"):
+        return None
+    end = text.find("::", 2)
+    if end < 0:
+        return None
+    name = text[2:end].split(" ", 1)[0]
+    return Command(name, text[end + 2 :]) if name in _REGISTERED else None
+
+
+def _version1(line: str) -> Command | None:
+    start = line.find("##[")
+    close = line.find("]", start)
+    if start < 0 or close < 0:
+        return None
+    name = line[start + 3 : close].split(" ", 1)[0]
+    return Command(name, line[close + 1 :]) if name in _REGISTERED else None
+
+
+# The commands the runner registers (the ones a forged line could use).
+_REGISTERED = {
+    "error", "warning", "notice", "debug", "group", "endgroup", "add-mask", "stop-commands",
+    "echo", "add-matcher", "remove-matcher", "set-output", "save-state", "set-env", "add-path",
+}  # fmt: skip

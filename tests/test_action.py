@@ -23,7 +23,7 @@ import yaml
 from shiplint.cli import main as cli_main
 from shiplint.report import reporter
 
-from tests.github_actions import ActionRun, load_action, run_action
+from tests.github_actions import ActionRun, load_action, log_commands, run_action
 from tests.material import EXAMPLE_MANIFEST
 from tests.real_reports import (
     PINNED_CODES,
@@ -347,3 +347,48 @@ def test_readme_workflow_uses_declared_inputs_and_outputs() -> None:
     # The documented input table lists every input.
     for name in action["inputs"]:
         assert f"| `{name}` |" in readme
+
+
+def _wheel_with_hostile_names(workspace: Path) -> Path:
+    """dist/ holding a wheel whose member names are workflow commands: a `..` name is an
+    unsafe member, and its finding (SL316) quotes the name in full."""
+    dist = workspace / "dist"
+    dist.mkdir()
+    names = [
+        # Words of varied lengths before each command: one of them wraps to a line's start.
+        "../"
+        + "".join(
+            "a " * j + "::error title=forged::from a member name " for j in range(1, 14)
+        ).strip(),
+        "../x ##[stop-commands]pwned",
+        "../y ##[error]forged by the old syntax",
+    ]
+    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
+        wheel.writestr("acme/README", "nothing linkable\n")
+        for name in names:
+            wheel.writestr(name, "x")
+    return dist
+
+
+@pytest.mark.parametrize("log_format", ["text", "markdown", "json"])
+def test_names_in_the_log_are_never_workflow_commands(
+    action_dir: Path, workspace: Path, runner_temp: Path, log_format: str
+) -> None:
+    _wheel_with_hostile_names(workspace)
+    result = run(action_dir, workspace, runner_temp, artifacts="dist/*.whl", format=log_format)
+    assert result.returncode == 1, result.stderr
+    oracle = direct(
+        workspace, str(workspace / "dist" / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl")
+    )
+    found = oracle["diagnostics"]
+    assert sum(d["code"] == "SL316" for d in found) == 3
+    # The hostile names reached the log (the report quotes them)...
+    assert "##[stop-commands]pwned" in result.stdout
+    if log_format == "text":
+        assert re.search(r"^\s*::error title=forged::", result.stdout, re.M)
+    # ...yet the runner obeys exactly one annotation per finding, none forged, none swallowed.
+    commands = log_commands(result.stdout + result.stderr)
+    annotations = [c for c in commands if c.name in ("error", "warning", "notice")]
+    assert len(annotations) == len(found)
+    assert not any(c.data.startswith("from a member name") for c in annotations)
+    assert not any(c.data.startswith("forged") for c in annotations)

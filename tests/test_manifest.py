@@ -111,6 +111,8 @@ BROKEN: dict[str, tuple[str | bytes, str]] = {
     "binary-tag": ("version: 1\npackage: {name: !!binary aGk=}\n", "YAML tag !!binary is not"),
     # An impossible date is no date: the text stays a string, which the schema then judges.
     "bad-timestamp": ("version: 1\npackage: {name: !!timestamp 2001-13-45}\n", "'2001-13-45'"),
+    # The boolean constructor looks the text up in a table: an unknown word is no boolean.
+    "bad-bool": ("version: 1\npackage: {name: !!bool maybe}\n", "unreadable value: !!bool 'maybe'"),
     "recursive-alias": ("version: 1\nlibraries: &a [*a]\n", "nested deeper than 64 levels"),
     "deep-nesting": ("version: 1\npackage: " + "[" * 1000 + "]" * 1000, "nested deeper than 64"),
 }

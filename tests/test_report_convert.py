@@ -62,12 +62,12 @@ def test_markdown_summary_shows_verdict_counts_and_waivers(tmp_path: Path) -> No
     assert "**1** error · **1** warning · **1** info · **1** waived" in text
     # Cells cannot break the table or inject HTML.
     assert "100% a bug,<br>please report it" in text
-    assert "<code>cmake/dir, with comma/x:y.cmake:7</code>" in text
+    assert "<code>cmake/dir, with comma/x&#58;y.cmake&#58;7</code>" in text
     assert "<details><summary>1 waived finding</summary>" in text
     assert "known upstream, see pytorch/executorch#21642" in text
     hostile = diagnostic("SL001", "a | b <script>`x`</script>", Location("f", 1))
     row = markdown(sample_report(tmp_path, (hostile,)))
-    assert "a \\| b &lt;script&gt;&#96;x&#96;&lt;/script&gt;" in row
+    assert "a &#124; b &#60;script&#62;&#96;x&#96;&#60;/script&#62;" in row
     assert "<script>" not in row
 
 

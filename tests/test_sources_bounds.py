@@ -11,6 +11,7 @@ from shiplint.sources.bounds import (
     MAX_FILE_BYTES,
     MAX_NESTING,
     MAX_NODES,
+    MAX_STEPS,
     MAX_VALUE_CHARS,
     Refused,
     read_source,
@@ -120,3 +121,43 @@ def test_the_reader_refuses_a_fifo_it_is_handed_without_blocking(tmp_path: Path)
     os.mkfifo(tmp_path / "CMakeLists.txt")
     with pytest.raises(Refused, match="not a regular file"):
         read_source(tmp_path / "CMakeLists.txt")
+
+
+@pytest.mark.parametrize("depth", [1_000, 10_000])
+def test_nested_loops_stop_at_the_statement_bound(tmp_path: Path, depth: int) -> None:
+    # Each foreach() runs its body twice: 2**depth statements if nothing bounded them.
+    text = (
+        "foreach(i a b)\n" * depth + "add_library(deep SHARED d.cpp)\n" + "endforeach()\n" * depth
+    )
+    p = project(tmp_path, {"CMakeLists.txt": LIB + text})
+    reasons = _reasons(p)
+    assert any(
+        f"ran {MAX_STEPS:,} statements" in r and "bound: statements run" in r for r in reasons
+    )
+    assert len(p.definitions("acme")) == 1
+
+
+def test_loops_within_the_statement_bound_are_read(tmp_path: Path) -> None:
+    text = "foreach(i a b c d e f g h)\n" * 4 + "set(x 1)\n" + "endforeach()\n" * 4
+    p = project(tmp_path, {"CMakeLists.txt": text + LIB})
+    assert _reasons(p) == [] and len(p.definitions("acme")) == 1
+
+
+@pytest.mark.parametrize("target", ["/proc/self/environ", "/etc/passwd"])
+def test_an_include_outside_the_tree_is_not_read(
+    tmp_path: Path, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHIPLINT_TEST_SECRET", "s3cr3t-include")
+    p = project(tmp_path, {"CMakeLists.txt": f"include({target})\n" + LIB})
+    (reason,) = _reasons(p)
+    assert reason.startswith(f"{target} lies outside the checked tree")
+    assert "s3cr3t" not in reason and "root:" not in reason
+
+
+def test_an_include_linked_out_of_the_tree_is_not_read(tmp_path: Path) -> None:
+    project(tmp_path, {"CMakeLists.txt": "include(cmake/env.cmake)\n" + LIB})
+    (tmp_path / "cmake").mkdir()
+    os.symlink("/proc/self/environ", tmp_path / "cmake" / "env.cmake")
+    p = project(tmp_path, {})
+    (reason,) = _reasons(p)
+    assert reason.startswith("cmake/env.cmake lies outside the checked tree")

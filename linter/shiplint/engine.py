@@ -16,7 +16,7 @@ from shiplint.diagnostics import Diagnostic, Finding
 from shiplint.engine_models import RuleCrash, WaiverUsage, manifest_for
 from shiplint.manifest.model import Manifest, Waiver
 from shiplint.rule import Rule
-from shiplint.safetext import escape_text
+from shiplint.safetext import escape_name, escape_text
 from shiplint.selection import ALL, Selection
 
 __all__ = ["Selection", "lint", "stamp"]
@@ -35,10 +35,10 @@ def stamp(code: str, finding: Finding) -> Diagnostic:
         message=escape_text(finding.message),
         location=replace(
             location,
-            path=escape_text(location.path),
-            member=None if location.member is None else escape_text(location.member),
+            path=escape_name(location.path),
+            member=None if location.member is None else escape_name(location.member),
         ),
-        subject=type(subject)(**{k: escape_text(v) for k, v in subject.as_dict().items()}),
+        subject=type(subject)(**{k: escape_name(v) for k, v in subject.as_dict().items()}),
         hint=escape_text(finding.hint) if finding.hint is not None else None,
     )
 

@@ -22,3 +22,13 @@ def _escaped(match: re.Match[str]) -> str:
 def escape_text(text: str) -> str:
     """`text` with every character that could act on a terminal or break a writer escaped."""
     return _UNSAFE.sub(_escaped, text)
+
+
+# Names (a file, a member, a symbol, a target) are one line wherever they are printed: a
+# newline in one would start a line of the report with text the input chose.
+_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029]")
+
+
+def escape_name(text: str) -> str:
+    """`text` as `escape_text` makes it, with tabs and newlines escaped too."""
+    return _UNSAFE_IN_NAME.sub(_escaped, text)

@@ -15,9 +15,13 @@ SECRET = "s3cr3t-sources"
 _DECLARATIONS = """sources:
   build_declarations:
     - kind: setup-py
+      path: setup.py
       packaging:
-        - {call: copy_file, library: acme}
+        - {calls: [copy_file], name_keyword: src, name_position: 0}
     - kind: cmake-presets
+      path: CMakePresets.json
+    - kind: scikit-build
+      path: pyproject.toml
 """
 _PROJECT = "cmake_minimum_required(VERSION 3.20)\nproject(acme CXX)\n"
 _LIB = "add_library(acme SHARED src/acme.cpp)\ninstall(TARGETS acme LIBRARY DESTINATION acme/lib)\n"
@@ -60,6 +64,18 @@ def _cmake(ws: Workspace, rng: random.Random) -> dict[str, str | bytes | Callabl
         {"CMakeLists.txt": _PROJECT + "macro(m)\n m()\nendmacro()\nm()\n" + _LIB},
         {"CMakeLists.txt": _PROJECT + "foreach(i RANGE 100000000)\nendforeach()\n" + _LIB},
         {"CMakeLists.txt": _PROJECT + "while(TRUE)\nendwhile()\n" + _LIB},
+        # Each level runs what it holds twice: exponential work long before deep nesting.
+        {"CMakeLists.txt": _PROJECT + "foreach(i a b)\n" * 1000 + _LIB + "endforeach()\n" * 1000},
+        {
+            "CMakeLists.txt": _PROJECT
+            + "foreach(i a b)\n" * 10_000
+            + _LIB
+            + "endforeach()\n" * 10_000
+        },
+        {
+            "CMakeLists.txt": _PROJECT + "include(cmake/env.cmake)\n" + _LIB,
+            "cmake/env.cmake": lambda p: os.symlink("/proc/self/environ", p),
+        },
         {
             "CMakeLists.txt": _PROJECT + "add_subdirectory(a0)\n" + _LIB,
             **{
@@ -101,6 +117,8 @@ def _setup(ws: Workspace, rng: random.Random) -> dict[str, str | bytes | Callabl
         + "    " * 121
         + "pass\n",
         "lambda: " * 5000 + "1\n",
+        "cmd = ['--target', " + " + ".join(["'acme'"] * 400) + "]\n",
+        "cmd = ['--target', " + " + ".join(["'acme'"] * 900) + "]\n",
         b"\xff\xfe\x00 not python",
         "cmd = ['--target', '\x1b]0;pwned\x07']\n",
         "x = '" + "a" * 50_000_000 + "'\n",
@@ -137,6 +155,13 @@ def _presets(ws: Workspace, rng: random.Random) -> dict[str, str | bytes | Calla
         json.dumps(wrong),
         json.dumps({"version": 3, "buildPresets": {"a": 1}}),
         "[" * 100_000 + "]" * 100_000,
+        '{"buildPresets": ' + "[" * 5000 + "]" * 5000 + "}",
+        json.dumps(
+            {
+                "version": 3,
+                "buildPresets": [{"name": "a", "inherits": 5}, {"name": "b", "inherits": [["a"]]}],
+            }
+        ),
         json.dumps({"buildPresets": [{"name": "x", "targets": "\x1b]0;pwned\x07"}]}),
         '{"buildPresets": [1e999999, NaN]}',
         b"\xff\xfe",
@@ -146,11 +171,25 @@ def _presets(ws: Workspace, rng: random.Random) -> dict[str, str | bytes | Calla
     return {"CMakePresets.json": rng.choice(options)}
 
 
+def _pyproject(
+    ws: Workspace, rng: random.Random
+) -> dict[str, str | bytes | Callable[[Path], None]]:
+    options: list[str | bytes | Callable[[Path], None]] = [
+        "[tool]\nscikit-build = 5\n",
+        "[tool]\nscikit-build = " + "[" * 5000 + "]" * 5000 + "\n",
+        "[tool.scikit-build]\nbuild = " + "{a = " * 400 + "1" + "}" * 400 + "\n",
+        '[tool.scikit-build.build]\ntargets = [[["acme"]]]\n',
+        lambda p: os.mkfifo(p),
+        lambda p: os.symlink("/dev/zero", p),
+    ]
+    return {"pyproject.toml": rng.choice(options)}
+
+
 Files = Callable[[Workspace, random.Random], dict[str, str | bytes | Callable[[Path], None]]]
 
 
 def cases(count: int, seed: int) -> Iterator[Case]:
-    kinds: tuple[Files, ...] = (_cmake, _setup, _presets, _cmake)
+    kinds: tuple[Files, ...] = (_cmake, _setup, _presets, _cmake, _pyproject)
     for i in range(count):
         kind = kinds[i % len(kinds)]
         case_seed = seed * 100_000 + i
@@ -164,6 +203,7 @@ def cases(count: int, seed: int) -> Iterator[Case]:
             (root / "CMakeLists.txt").write_text(_PROJECT + _LIB)
             (root / "setup.py").write_text("cmd = ['cmake', '--build', '.', '--target', 'acme']\n")
             (root / "CMakePresets.json").write_text('{"version": 3, "buildPresets": []}')
+            (root / "pyproject.toml").write_text('[tool.scikit-build]\nbuild.targets = ["acme"]\n')
             (root / "shiplint.yaml").write_text(
                 (ACME / "shiplint.yaml").read_text().split("sources:")[0] + _DECLARATIONS
             )

@@ -186,7 +186,8 @@ def _run(case: Case, ws: Workspace, args: list[str], before: set[str], limit: fl
         outside=sorted(_snapshot(ws) ^ before),
         leftover_temp=sorted(p.name for p in ws.tmp.iterdir()),
         strays=strays,
-        leaked=[s for s in case.forbidden if s in text or s in report],
+        leaked=[s for s in case.forbidden if s in text or s in report]
+        + [f"{s} kept in {where}" for s, where in _kept(ws.home / ".cache", case.forbidden)],
         stderr_tail=text[-400:],
     )
 
@@ -279,6 +280,24 @@ def _reap_orphans() -> None:
             return
         if pid == 0:
             time.sleep(0.02)
+
+
+def _kept(cache: Path, forbidden: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """Forbidden text (a secret) in a file of the user cache the run wrote: kept there, a
+    later run (or another job restoring the cache) would read it."""
+    wanted = [(s, s.encode()) for s in forbidden if s != "\x1b"]
+    if not wanted:
+        return
+    for top, _, names in os.walk(cache):
+        for name in names:
+            path = Path(top) / name
+            try:
+                data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+            except OSError:
+                continue
+            for text, raw in wanted:
+                if raw in data:
+                    yield text, os.path.relpath(path, cache)
 
 
 def _snapshot(ws: Workspace) -> set[str]:

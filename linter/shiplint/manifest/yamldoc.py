@@ -212,6 +212,13 @@ class _Converter:
             return self.constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
             raise _fail(self.doc.file, line, column, f"unreadable value: {exc}") from None
+        except (KeyError, TypeError):
+            # `!!bool maybe`: the constructor looks the text up in its table of booleans.
+            text = str(node.value)
+            shown = repr(text[:60]) + ("..." if len(text) > 60 else "")
+            raise _fail(
+                self.doc.file, line, column, f"unreadable value: {_short(node.tag)} {shown}"
+            ) from None
 
 
 def _short(tag: str) -> str:

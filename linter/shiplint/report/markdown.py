@@ -5,13 +5,14 @@ under the rule's first row, not repeated on every row of that rule (the SARIF an
 JSON reports keep every finding's hint).
 
 Written by the GitHub Action to `$GITHUB_STEP_SUMMARY`, which GitHub renders as
-GitHub-flavoured Markdown with inline HTML allowed; so every cell is escaped
-(`|`, newlines, `<`, `>`, `&`, backticks) and a long report is cut short with a
-count, since a step summary is limited to 1 MiB.
+GitHub-flavoured Markdown with inline HTML allowed; so every character of a cell that
+Markdown or HTML gives a meaning is written as its character reference (`cell`), and a
+long report is cut short with a count, since a step summary is limited to 1 MiB.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from shiplint.diagnostics import Diagnostic
@@ -22,17 +23,30 @@ from shiplint.report.model import Report, reading_order
 MAX_ROWS = 200
 
 
+# Characters GitHub's Markdown gives a meaning inside a table cell: the cell delimiter,
+# backslash escapes (a name ending in `\\` escaped the `<` of the closing `</code>`),
+# code spans, emphasis, links and images, strikethrough, math, emoji shortcodes,
+# autolinks, and HTML. Each becomes its numeric character reference, which GitHub decodes
+# after the row is split into cells and after inline parsing: the text reads as written.
+# An underscore between two letters or digits never starts emphasis (GitHub's flanking
+# rules): names like backend_qnn stay as written.
+_MEANINGFUL = re.compile(
+    r"[&<>|\\`*\[\]!~$:@]|(?i:www)\.|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
+)
+
+
+def _reference(match: re.Match[str]) -> str:
+    text = match.group()
+    if len(text) > 1:  # `www.`: a bare-domain autolink
+        return f"{text[:-1]}&#46;"
+    return f"&#{ord(text)};"
+
+
 def cell(text: str) -> str:
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("`", "&#96;")
-        .replace("\r\n", "<br>")
-        .replace("\n", "<br>")
-        .replace("\r", "<br>")
-    )
+    """`text` as one table cell shows it, verbatim: nothing in it splits the cell or reads
+    as Markdown or HTML; line breaks become `<br>`."""
+    escaped = _MEANINGFUL.sub(_reference, text)
+    return escaped.replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
 
 
 def render(report: Report) -> str:

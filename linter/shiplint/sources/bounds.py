@@ -23,6 +23,9 @@ MAX_NODES = 1_000_000
 MAX_NESTING = 100
 # Characters a variable's value, or one command's expanded arguments, may hold.
 MAX_VALUE_CHARS = 1024 * 1024
+# Statements the whole walk runs: loops multiply the work of what they hold, so nested
+# foreach() over a few items each is exponential in its depth long before it is deep.
+MAX_STEPS = 500_000
 
 
 class Refused(Exception):
@@ -60,6 +63,10 @@ def read_source(path: Path) -> bytes:
     return data
 
 
+def outside_message(shown: str) -> str:
+    return f"{shown} lies outside the checked tree, its links followed (bound: the tree); not read"
+
+
 def nodes_bound(count: int) -> str:
     return (
         f"holds {counted(count, 'syntax node')}, more than {MAX_NODES:,} (bound: node count); "
@@ -71,6 +78,13 @@ def nesting_bound(what: str) -> str:
     return (
         f"{what} nests deeper than {MAX_NESTING} levels (bound: nesting depth); "
         "what lies deeper is not read"
+    )
+
+
+def steps_bound() -> str:
+    return (
+        f"the walk ran {MAX_STEPS:,} statements here (bound: statements run; loops repeat "
+        "what they hold); what follows is not read"
     )
 
 

@@ -25,9 +25,11 @@ from typing import Any
 
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import BuildDeclaration
+from shiplint.sources.bounds import Refused, outside_message
 from shiplint.sources.files import FileQueries
 from shiplint.sources.model import BuildPlan, Conditions, TargetRequest, Unreadable
 from shiplint.sources.packaging import PackagingRead, read_packaging
+from shiplint.sources.pyexpr import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -77,9 +79,12 @@ def read_build_plan(
             )
             continue
         path = root / rel
+        if files.outside(files.resolve(root), path):
+            plan.unreadable.append(Unreadable(mark, outside_message(rel)))
+            continue
         try:
             text = files.read_text(path)
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, Refused, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             plan.unreadable.append(
                 Unreadable(mark, f"build declaration {declaration.kind} names {rel}: {reason}")
@@ -171,7 +176,7 @@ class _Collector:
                 # `if True:` / `if 0:` decide themselves; only the branch taken asks for anything.
                 self.body(node.body if node.test.value else node.orelse, conditions)
                 return
-            test = _short(ast.unparse(node.test))
+            test = shown(node.test)
             self.body(node.body, (*conditions, test))
             self.body(node.orelse, (*conditions, f"not ({test})"))
             return
@@ -264,10 +269,6 @@ def _literal(node: ast.expr) -> str | None:
     return None
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
 def _requests(rel: str, elements: list[_Element], plan: _Plan) -> Iterator[TargetRequest]:
     for i, element in enumerate(elements):
         text = _literal(element.node)
@@ -291,7 +292,7 @@ def _requests(rel: str, elements: list[_Element], plan: _Plan) -> Iterator[Targe
                 if j == 0:
                     plan.unreadable.append(
                         Unreadable(_at(rel, item.node), f"`--target` is followed by "
-                                   f"`{_short(ast.unparse(item.node))}`, not a literal target "
+                                   f"`{shown(item.node)}`, not a literal target "
                                    "name; the target it builds cannot be read from the source")
                     )  # fmt: skip
                 break
@@ -317,7 +318,12 @@ def _read_scikit_build(rel: str, text: str, plan: _Plan) -> None:
     except tomllib.TOMLDecodeError as exc:
         plan.unreadable.append(Unreadable(Location(rel), f"TOML error: {exc}"))
         return
-    table = document.get("tool", {}).get("scikit-build", {})
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table.
+        plan.unreadable.append(Unreadable(Location(rel), "TOML nested too deeply to read"))
+        return
+    tool = document.get("tool", {})
+    table = tool.get("scikit-build", {}) if isinstance(tool, dict) else {}
     build = table.get("build", {}) if isinstance(table, dict) else {}
     targets = build.get("targets") if isinstance(build, dict) else None
     if targets is None:
@@ -345,19 +351,26 @@ def _read_presets(rel: str, text: str, plan: _Plan) -> None:
             Unreadable(Location(rel, exc.lineno, exc.colno), f"JSON error: {exc.msg}")
         )
         return
+    except RecursionError:
+        # json recurses once per nested array or object.
+        plan.unreadable.append(Unreadable(Location(rel), "JSON nested too deeply to read"))
+        return
     presets = document.get("buildPresets", []) if isinstance(document, dict) else []
     by_name: dict[str, dict[str, Any]] = {
-        p["name"]: p for p in presets if isinstance(p, dict) and isinstance(p.get("name"), str)
+        p["name"]: p
+        for p in (presets if isinstance(presets, list) else [])
+        if isinstance(p, dict) and isinstance(p.get("name"), str)
     }
     if not by_name:
         plan.unreadable.append(
             Unreadable(Location(rel), "no buildPresets: nothing says which targets are built")
         )
         return
+    resolved = _preset_targets(by_name)
     for name, preset in by_name.items():
         if preset.get("hidden"):
             continue
-        targets, declared_in = _preset_targets(name, preset, by_name, set())
+        targets, declared_in = resolved[name]
         where = _find(rel, text, f'"{name}"', None)
         if not targets:
             plan.builds_all.append(where)
@@ -367,23 +380,53 @@ def _read_presets(rel: str, text: str, plan: _Plan) -> None:
             _add(plan, TargetRequest(target, "cmake-presets", location, (f"preset {name}",)))
 
 
-def _preset_targets(
-    name: str, preset: dict[str, Any], by_name: dict[str, dict[str, Any]], seen: set[str]
-) -> tuple[list[str], str]:
-    """The preset's targets, its own or inherited, and the preset that states them."""
-    targets = preset.get("targets")
-    if isinstance(targets, str):
-        return [targets], name
-    if isinstance(targets, list):
-        return [t for t in targets if isinstance(t, str)], name
+def _preset_targets(by_name: dict[str, dict[str, Any]]) -> dict[str, tuple[list[str], str]]:
+    """Each preset's targets, its own or the first inherited ones (its parents in order,
+    depth first, as CMake resolves them), with the preset that states them. Each preset
+    is resolved once, with a stack: an `inherits` chain may be thousands long. A parent
+    that loops back, or is not a preset's name (a number, a list), adds nothing."""
+    found: dict[str, tuple[list[str], str]] = {}
+    for start in by_name:
+        stack: list[tuple[str, int]] = [(start, 0)]
+        open_ = {start}
+        while stack:
+            name, index = stack.pop()
+            if name in found:
+                open_.discard(name)
+                continue
+            preset = by_name[name]
+            own = preset.get("targets")
+            if isinstance(own, (str, list)):
+                own_list = [own] if isinstance(own, str) else own
+                found[name] = ([t for t in own_list if isinstance(t, str)], name)
+                open_.discard(name)
+                continue
+            parents = _parents(preset, by_name)
+            # Skip parents that loop back or are known to state no targets.
+            while index < len(parents) and (
+                parents[index] in open_
+                or (parents[index] in found and not found[parents[index]][0])
+            ):
+                index += 1
+            if index == len(parents):
+                found[name] = ([], name)
+                open_.discard(name)
+            elif parents[index] in found:
+                found[name] = found[parents[index]]
+                open_.discard(name)
+            else:
+                stack.append((name, index))
+                stack.append((parents[index], 0))
+                open_.add(parents[index])
+    return found
+
+
+def _parents(preset: dict[str, Any], by_name: dict[str, dict[str, Any]]) -> list[str]:
     inherits = preset.get("inherits", [])
-    for parent in [inherits] if isinstance(inherits, str) else inherits:
-        if parent in by_name and parent not in seen:
-            seen.add(parent)
-            found, where = _preset_targets(parent, by_name[parent], by_name, seen)
-            if found:
-                return found, where
-    return [], name
+    listed = [inherits] if isinstance(inherits, str) else inherits
+    if not isinstance(listed, list):
+        return []
+    return [p for p in listed if isinstance(p, str) and p in by_name]
 
 
 def _add(plan: _Plan, request: TargetRequest) -> None:

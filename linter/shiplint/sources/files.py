@@ -50,16 +50,28 @@ class FileQueries:
         return data
 
     def read_text(self, path: Path) -> str:
-        """`path.read_text(encoding="utf-8")`: raises OSError or UnicodeDecodeError as it does."""
+        """The file as `path.read_text(encoding="utf-8")` reads it, from one bounded read
+        (`bounds.read_source`: a FIFO or a device is refused, not read forever): raises
+        OSError, Refused or UnicodeDecodeError."""
         try:
-            data = path.read_bytes()
+            data = read_source(path)
             # Decoded as text mode decodes a file (universal newlines), from the one read.
             text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, Refused, UnicodeDecodeError) as exc:
             self._keep((TEXT, str(path), ""), _failure(exc))
             raise
         self._keep((TEXT, str(path), ""), _digest(data))
         return text
+
+    def outside(self, root: Path, path: Path) -> bool:
+        """Whether `path`, its links followed, lies outside the resolved `root`: such a
+        file is never read as a source (a `/proc/self/environ` include would put the
+        environment in a finding and in the cache). A link loop counts as outside."""
+        try:
+            real = self.resolve(path)
+        except RuntimeError:
+            return True
+        return real != root and root not in real.parents
 
     def is_file(self, path: Path) -> bool:
         return self._flag(IS_FILE, path, path.is_file())

@@ -19,10 +19,13 @@ from pathlib import Path
 from shiplint.diagnostics import Location
 from shiplint.sources.bounds import (
     MAX_NESTING,
+    MAX_STEPS,
     MAX_VALUE_CHARS,
     Refused,
     expansion_bound,
     nesting_bound,
+    outside_message,
+    steps_bound,
     value_bound,
 )
 from shiplint.sources.cmake_parse import (
@@ -94,6 +97,9 @@ class _Walk(TargetCommands):
     depth: int = 0
     # Bodies (blocks, files, wrapper calls) entered and not left: the walk's recursion.
     nesting: int = 0
+    # Statements run so far, and whether the walk stopped at MAX_STEPS.
+    steps: int = 0
+    exhausted: bool = False
     # Where a bound was reported already: one finding per place, not one per pass.
     bounded: set[Location] = field(default_factory=set)
     # The variable whose value the last expand() left out to stay within its room.
@@ -116,6 +122,9 @@ class _Walk(TargetCommands):
     def load(self, path: Path, at: Location) -> ParsedFile | None:
         if path in self.parsed:
             return self.parsed[path]
+        if self.files.outside(self.root, path):
+            self.unreadable.append(Unreadable(at, outside_message(self.rel(path))))
+            return None
         try:
             source = self.files.read(path)
         except OSError as exc:
@@ -153,7 +162,7 @@ class _Walk(TargetCommands):
         return frame.anchor or Location(self.rel(frame.list_file), line, column)
 
     def statements(self, statements: tuple[Statement, ...], frame: Frame) -> None:
-        if not statements:
+        if not statements or self.exhausted:
             return
         if self.nesting >= MAX_NESTING:
             first = statements[0]
@@ -172,6 +181,12 @@ class _Walk(TargetCommands):
 
     def _statements(self, statements: tuple[Statement, ...], frame: Frame) -> None:
         for statement in statements:
+            self.steps += 1
+            if self.steps > MAX_STEPS or self.exhausted:
+                if not self.exhausted:
+                    self.exhausted = True
+                    self.bound(self.loc(frame, statement.line, statement.column), steps_bound())
+                return
             if isinstance(statement, Command):
                 self.command(statement, frame)
             elif isinstance(statement, IfBlock):

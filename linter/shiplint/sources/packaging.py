@@ -23,6 +23,7 @@ from shiplint.diagnostics import Location
 from shiplint.manifest.model import PackagingCall
 from shiplint.sources.files import FileQueries
 from shiplint.sources.model import Conditions, PackagingEntry, Unreadable
+from shiplint.sources.pyexpr import shown
 
 
 @dataclass
@@ -101,7 +102,7 @@ class _Reader:
                 self.visit(child, conditions)
             return
         self.visit(node.test, conditions)
-        test = _short(ast.unparse(node.test))
+        test = shown(node.test)
         for child in body:
             self.visit(child, (*conditions, test))
         for child in orelse:
@@ -131,9 +132,9 @@ class _Reader:
                 Unreadable(
                     _at(self.rel, exc.node),
                     f"packaging entry {name}(...) names the file it copies with "
-                    f"`{_short(ast.unparse(exc.node))}`, not a literal; which build output it "
+                    f"`{shown(exc.node)}`, not a literal; which build output it "
                     "copies cannot be read from the source",
-                    variable=_short(ast.unparse(exc.node)),
+                    variable=shown(exc.node),
                 )
             )
             return
@@ -212,7 +213,3 @@ def _dotted(node: ast.expr) -> str | None:
 
 def _at(rel: str, node: ast.expr) -> Location:
     return Location(rel, node.lineno, node.col_offset + 1)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 120 else text[:117] + "..."
