@@ -30,9 +30,7 @@ MAX_ROWS = 200
 # after the row is split into cells and after inline parsing: the text reads as written.
 # An underscore between two letters or digits never starts emphasis (GitHub's flanking
 # rules): names like backend_qnn stay as written.
-_MEANINGFUL = re.compile(
-    r"[&<>|\\`*\[\]!~$:@]|(?i:www)\.|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
-)
+_MEANINGFUL = re.compile(r"[&<>|\\`*\[\]!~$:@]|(?i:www)\.|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
 def _reference(match: re.Match[str]) -> str:
