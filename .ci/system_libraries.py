@@ -9,8 +9,9 @@ base or first version (version index 1 or 2, hidden or not), or else to the one
 non-hidden (default, `@@`) version; a name defined only as hidden compatibility
 versions past the first binds nothing, so it is left out.
 
-Usage: python .ci/system_libraries.py OUT.json SOURCE-LABEL ARCH=DIR [ARCH=DIR ...]
-  each DIR holds the unpacked package files of one architecture (x86_64, aarch64).
+Usage: python .ci/system_libraries.py OUT-STEM SOURCE-LABEL ARCH=DIR [ARCH=DIR ...]
+  each DIR holds the unpacked package files of one architecture (x86_64, aarch64);
+  each is written to OUT-STEM-ARCH.json.
 """
 
 from __future__ import annotations
@@ -89,7 +90,6 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     out, label, *pairs = argv
-    arches: dict[str, dict[str, Any]] = {}
     for pair in pairs:
         arch, _, directory = pair.partition("=")
         libraries: dict[str, Any] = {}
@@ -99,13 +99,14 @@ def main(argv: list[str]) -> int:
                 libraries[soname] = _library(path)
         if not libraries:
             raise SystemExit(f"{directory}: none of the system libraries is there")
-        arches[arch] = libraries
-    document = {
-        "source": label,
-        "generated_by": ".ci/system-libraries",
-        "arches": arches,
-    }
-    Path(out).write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        document = {
+            "source": label,
+            "arch": arch,
+            "generated_by": ".ci/system-libraries",
+            "libraries": libraries,
+        }
+        text = json.dumps(document, indent=1, sort_keys=True) + "\n"
+        Path(f"{out}-{arch}.json").write_text(text, encoding="utf-8")
     return 0
 
 

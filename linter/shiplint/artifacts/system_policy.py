@@ -96,18 +96,3 @@ def _tag_set_allows(platform_tag: str | None) -> tuple[str, ...]:
         sets.append(_policies()[policy][1])
     common = set(sets[0]).intersection(*sets[1:])
     return tuple(p for p in sets[0] if p in common)
-
-
-@cache
-def symbol_versions(policy: str, arch: str) -> dict[str, frozenset[str]] | None:
-    """The symbol versions a manylinux policy lets an `arch` binary require, by prefix
-    (`GLIBC` -> {`2.2.5`, ..., `2.28`}): exactly what every machine the policy names
-    defines. None for a policy without that table (musllinux, Windows, macOS)."""
-    folder = data_dir("schemas") / "system-policies"
-    for entry in json.loads((folder / "manylinux-policy.json").read_text("utf-8")):
-        if policy == entry["name"] or policy in entry["aliases"]:
-            table = entry["symbol_versions"].get(arch)
-            if table is None:
-                return None
-            return {prefix: frozenset(versions) for prefix, versions in table.items()}
-    return None

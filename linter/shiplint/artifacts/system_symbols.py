@@ -21,12 +21,14 @@ musllinux and other architectures have no table: their system libraries are opaq
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
-from shiplint.artifacts.system_policy import symbol_versions, tag_policy
+from shiplint.artifacts.system_policy import tag_policy
+from shiplint.artifacts.tag_promises import linux_promise
 from shiplint.resources import data_dir
 
 _ARCHES = ("x86_64", "aarch64")
@@ -40,20 +42,54 @@ _ALWAYS = ("gcc-12", "zlib-1.2.13")
 class SystemLibrary:
     soname: str
     needed: tuple[str, ...]
-    # The names an unversioned reference binds to in it, on every machine promised.
-    names: frozenset[str]
+    # Every name an unversioned reference binds to, by the version it is defined under.
+    binds: Mapping[str, tuple[str, ...]] = field(compare=False, repr=False)
+    # The symbol versions the tag promises, by prefix; empty: every version.
+    allowed: Mapping[str, frozenset[str]] = field(compare=False, repr=False)
+
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        """The names an unversioned reference binds to in it, on every machine promised
+        (built when a lookup first reaches the library: most never do)."""
+        return frozenset(
+            name
+            for version, listed in self.binds.items()
+            if not self.allowed or _allows(self.allowed, version)
+            for name in listed
+        )
 
 
 @dataclass(frozen=True)
 class SystemLibraries:
-    """The well-known system libraries of one architecture under one tag's promise."""
+    """The well-known system libraries of one architecture under one tag's promise.
 
-    libraries: Mapping[str, SystemLibrary]
+    Each library is looked up when first asked for, its names filtered when a lookup
+    first reaches it: libstdc++'s six thousand names cost more than the rest of the
+    check, and most references are found before it."""
+
+    arch: str
+    # The data files to look a soname up in, in order (glibc's first).
+    tables: tuple[str, ...]
+    # The symbol versions the tag promises, by prefix; empty: every version.
+    allowed: Mapping[str, frozenset[str]]
     # What the data stands for, for messages: `glibc 2.31 layout, manylinux_2_28 symbol versions`.
     basis: str
+    _built: dict[str, SystemLibrary | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def get(self, soname: str) -> SystemLibrary | None:
-        return self.libraries.get(soname)
+        if soname not in self._built:
+            self._built[soname] = self._build(soname)
+        return self._built[soname]
+
+    def _build(self, soname: str) -> SystemLibrary | None:
+        for table in self.tables:
+            entry = _table(table, self.arch).get(soname)
+            if entry is None:
+                continue
+            return SystemLibrary(soname, entry.needed, entry.binds, self.allowed)
+        return None
 
 
 @cache
@@ -69,24 +105,12 @@ def system_libraries(platform_tag: str | None, arch: str | None) -> SystemLibrar
         policies = ".".join(p for t in (platform_tag or "").split(".") if (p := tag_policy(t)))
     else:
         glibc, policies = _GLIBC_AFTER, "any"
-    libraries: dict[str, SystemLibrary] = {}
-    for table in (glibc, *_ALWAYS):
-        per_arch: dict[str, _Entry] = _table(table).get(arch, {})
-        for soname, entry in per_arch.items():
-            names = frozenset(
-                name
-                for version, listed in entry.binds.items()
-                if not allowed or _allows(allowed, version)
-                for name in listed
-            )
-            libraries[soname] = SystemLibrary(soname, entry.needed, names)
-    return SystemLibraries(
-        libraries, f"{glibc.replace('-', ' ')} layout, {policies} symbol versions"
-    )
+    basis = f"{glibc.replace('-', ' ')} layout, {policies} symbol versions"
+    return SystemLibraries(arch, (glibc, *_ALWAYS), allowed, basis)
 
 
 def _allowed_versions(platform_tag: str | None, arch: str) -> dict[str, frozenset[str]] | None:
-    """The symbol versions every tag of the set allows ({} when no manylinux tag
+    """The symbol versions every tag of the set promises ({} when no manylinux tag
     promises any: check against the newest); None when a tag is not manylinux."""
     if not platform_tag:
         return {}
@@ -95,10 +119,10 @@ def _allowed_versions(platform_tag: str | None, arch: str) -> dict[str, frozense
         return {}
     out: dict[str, frozenset[str]] | None = None
     for tag in tags:
-        policy = tag_policy(tag)
-        table = symbol_versions(policy, arch) if policy is not None else None
-        if table is None:
+        promise = linux_promise(tag)
+        if promise is None:
             return None
+        table = promise.versions
         out = table if out is None else {k: v & table.get(k, frozenset()) for k, v in out.items()}
     return out
 
@@ -129,14 +153,11 @@ class _Entry:
 
 
 @cache
-def _table(name: str) -> dict[str, dict[str, _Entry]]:
-    """One data file: per architecture, per soname, what the library NEEDs and binds."""
-    path = data_dir("schemas") / "system-libraries" / f"{name}.json"
-    arches = json.loads(path.read_text("utf-8"))["arches"]
+def _table(name: str, arch: str) -> dict[str, _Entry]:
+    """One data file's libraries of one architecture: what each NEEDs and binds."""
+    path = data_dir("schemas") / "system-libraries" / f"{name}-{arch}.json"
+    libraries = json.loads(path.read_text("utf-8"))["libraries"]
     return {
-        arch: {
-            soname: _Entry(tuple(entry["needed"]), {v: tuple(n) for v, n in entry["binds"].items()})
-            for soname, entry in libraries.items()
-        }
-        for arch, libraries in arches.items()
+        soname: _Entry(tuple(entry["needed"]), {v: tuple(n) for v, n in entry["binds"].items()})
+        for soname, entry in libraries.items()
     }
