@@ -204,7 +204,7 @@ def test_existing_file_is_kept_without_force(
 def test_sentinels_and_externals(
     executorch_round_trip: tuple[Path, str, list[dict[str, Any]], str],
 ) -> None:
-    manifest, text, diagnostics, _ = executorch_round_trip
+    manifest, _, diagnostics, _ = executorch_round_trip
     loaded = load_manifest(manifest)
     runtime = loaded.library("executorch")
     assert runtime is not None and runtime.kind.value == "runtime"
@@ -212,8 +212,12 @@ def test_sentinels_and_externals(
     assert all(s.startswith("executorch::") for s in runtime.owns.symbols)
     # No sentinel is reported missing or copied (SL318, SL306).
     assert not [d for d in diagnostics if d["code"] in ("SL306", "SL318")]
-    # torch's libraries: needed, not shipped, left for a human to place.
-    assert "- libtorch.so" in text and "Decide: a system" in text
+    # torch's libraries: found through RUNPATH in torch/lib beside the package, so
+    # provided by the torch distribution (which the check then asks the metadata for).
+    (torch,) = loaded.externals.provided
+    assert (torch.provider, torch.distribution) == ("torch", "torch")
+    assert "libtorch.so" in torch.patterns and "libtorch" not in " ".join(loaded.externals.system)
+    assert "SL321" in {d["code"] for d in diagnostics}
     assert loaded.externals.policies == ("platform-tag",)
 
 

@@ -21,8 +21,9 @@ from shiplint.init.draft import (
     DraftLibrary,
     DraftPlacement,
     ExternalGroup,
+    ProvidedGroup,
 )
-from shiplint.init.externals import group_externals
+from shiplint.init.externals import group_externals, known_system, provided_groups
 from shiplint.init.facts import distribution
 from shiplint.init.model import ArtifactFacts, Facts, InitError, Shipped
 from shiplint.init.names import file_pattern, is_extension_module
@@ -75,6 +76,7 @@ def decide(facts: Facts) -> Draft:
     if not components:
         raise InitError(no_component(facts))
     libraries = _libraries(facts, owner, prefix)
+    system, provided = _externals(facts.artifacts)
     return Draft(
         package=distribution(facts.artifacts),
         cmake_package=config.package,
@@ -88,7 +90,8 @@ def decide(facts: Facts) -> Draft:
         ),
         aggregates=aggregates,
         component_variables=variables,
-        externals=_externals(facts.artifacts),
+        externals=system,
+        provided=provided,
         provenance=tuple(f"{a.label} ({a.platform})" for a in facts.artifacts),
         disagreements=disagreements,
         warnings=_evaluation_warnings(facts),
@@ -448,7 +451,9 @@ def _placement(shipped: Shipped, platform: Platform) -> tuple[str, str | None]:
     return shipped.directory or ".", file_pattern(shipped.name, shipped.file_name, platform)
 
 
-def _externals(artifacts: Sequence[ArtifactFacts]) -> tuple[ExternalGroup, ...]:
+def _externals(
+    artifacts: Sequence[ArtifactFacts],
+) -> tuple[tuple[ExternalGroup, ...], tuple[ProvidedGroup, ...]]:
     by_artifact: list[tuple[ArtifactFacts, set[str]]] = []
     for artifact in artifacts:
         needed = {e for s in artifact.shipped.values() for e in s.externals}
@@ -461,16 +466,26 @@ def _externals(artifacts: Sequence[ArtifactFacts]) -> tuple[ExternalGroup, ...]:
             if allowed_external(artifact.inventory.listing, name, tagged):
                 covered.add(name)
                 uses_tag = True
-    # A NEEDED entry naming a file the artifact ships, which the loader does not find
-    # there, is the artifact's defect (SL308 reports it): never allowed as an external.
-    rest = {
-        (artifact.platform.os, name)
-        for artifact, needed in by_artifact
-        for name in needed
-        if not allowed_external(artifact.inventory.listing, name, tagged)
-        and name.lower() not in _file_names(artifact)
-    }
-    return group_externals(uses_tag, rest)
+    found: set[tuple[str, str]] = set()
+    rest: set[tuple[str, str]] = set()
+    for artifact in artifacts:
+        for shipped in artifact.shipped.values():
+            for name in shipped.externals:
+                if allowed_external(artifact.inventory.listing, name, tagged):
+                    continue
+                # A NEEDED entry naming a file the artifact ships, which the loader does
+                # not find there, is the artifact's defect (SL308 reports it): never
+                # allowed as an external.
+                if name.lower() in _file_names(artifact):
+                    continue
+                os_name = artifact.platform.os
+                if shipped.foreign_dirs and known_system(os_name, name) is None:
+                    found.add((shipped.foreign_dirs[0].split("/", 1)[0], name))
+                else:
+                    rest.add((os_name, name))
+    rest = {(os_name, name) for os_name, name in rest if all(name != n for _, n in found)}
+    provided, rest = provided_groups(found, rest)
+    return group_externals(uses_tag, rest), provided
 
 
 def _file_names(artifact: ArtifactFacts) -> frozenset[str]:

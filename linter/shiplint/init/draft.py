@@ -77,6 +77,16 @@ class ExternalGroup:
 
 
 @dataclass(frozen=True)
+class ProvidedGroup:
+    """Libraries another distribution ships, found where the package's binaries look
+    for them (their search path names that distribution's package directory)."""
+
+    provider: str
+    libraries: tuple[str, ...]
+    comment: str
+
+
+@dataclass(frozen=True)
 class BuildDeclaration:
     """Where the repository's build says which targets it builds (with --root)."""
 
@@ -105,6 +115,7 @@ class Draft:
     # Said on stderr: what init could not decide for the human.
     warnings: tuple[str, ...] = ()
     build_declarations: tuple[BuildDeclaration, ...] = ()
+    provided: tuple[ProvidedGroup, ...] = ()
     # The `shiplint check` command that reads what init read (the same artifacts and
     # CMakes, and --no-sources unless the sources were given): written in the header
     # so the advice there is one command that works as written.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-from shiplint.init.draft import ExternalGroup
+from shiplint.init.draft import ExternalGroup, ProvidedGroup
 
 _KNOWN = (
     (
@@ -68,11 +68,56 @@ _KNOWN = (
 )
 
 
-def _known(os_name: str, name: str) -> str | None:
+def known_system(os_name: str, name: str) -> str | None:
+    # Only Windows matches file names without regard to case: on macOS `[A-Z]*` (a
+    # framework's name) must not take `libtorch.dylib`.
+    fold = os_name == "windows"
     for os_of, comment, patterns in _KNOWN:
-        if os_of == os_name and any(fnmatchcase(name.lower(), p.lower()) for p in patterns):
+        if os_of != os_name:
+            continue
+        if any(
+            fnmatchcase(name.lower(), p.lower()) if fold else fnmatchcase(name, p) for p in patterns
+        ):
             return comment
     return None
+
+
+def _stem(name: str) -> str:
+    """`libc10.so`, `libc10.dylib` and `c10.dll` are one library built for three OSes."""
+    base = name.rsplit("/", 1)[-1].lower()
+    base = base.split(".", 1)[0]
+    return base.removeprefix("lib")
+
+
+def provided_groups(
+    found: Iterable[tuple[str, str]], rest: Iterable[tuple[str, str]]
+) -> tuple[tuple[ProvidedGroup, ...], set[tuple[str, str]]]:
+    """Group (provider, library) pairs seen through a search path into another
+    distribution's package directory; a library of another OS with the same stem (a
+    Windows DLL, found by the provider's own DLL directory rather than a search path)
+    joins its group. Returns the groups and what of `rest` is left."""
+    by_provider: dict[str, set[str]] = {}
+    for provider, name in found:
+        by_provider.setdefault(provider, set()).add(name)
+    stems = {_stem(n): p for p, names in by_provider.items() for n in names}
+    left: set[tuple[str, str]] = set()
+    for os_name, name in rest:
+        owner = stems.get(_stem(name))
+        if owner is None:
+            left.add((os_name, name))
+        else:
+            by_provider[owner].add(name)
+    groups = tuple(
+        ProvidedGroup(
+            provider,
+            tuple(sorted(names)),
+            f"Found through the binaries' search path in {provider}/ beside the package in "
+            f"site-packages: the {provider} distribution provides them. Check `distribution` "
+            "is its name as Requires-Dist spells it (SL321 asks the wheel to require it).",
+        )
+        for provider, names in sorted(by_provider.items())
+    )
+    return groups, left
 
 
 def group_externals(uses_tag: bool, rest: Iterable[tuple[str, str]]) -> tuple[ExternalGroup, ...]:
@@ -89,7 +134,7 @@ def group_externals(uses_tag: bool, rest: Iterable[tuple[str, str]]) -> tuple[Ex
     by_comment: dict[str, set[str]] = {}
     unknown: set[str] = set()
     for os_name, name in rest:
-        comment = _known(os_name, name)
+        comment = known_system(os_name, name)
         if comment is None:
             unknown.add(name)
         else:

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from shiplint.artifacts.model import Inventory, Resolution
+from shiplint.artifacts.kinds import ArtifactKind
+from shiplint.artifacts.model import EntryKind, Inventory, Resolution, SearchEntry
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.cmake_eval.cmake_binary import identify
@@ -51,6 +52,8 @@ from shiplint.selection import Selection
 
 # The one route of a probing manifest: every CMake falls in it; init names routes later.
 _ANY_ROUTE = CMakeRoute("any", (0,), None, None)
+# Directories of an installation prefix, never a Python package's name.
+_PREFIX_DIRS = frozenset({"lib", "lib64", "lib32", "bin", "include", "share", "src", "libexec"})
 # A config's .cmake files are small; a bigger member is not read for variable names.
 _TEXT_LIMIT = 4 * 1024 * 1024
 
@@ -131,6 +134,7 @@ def _artifact(inventory: Inventory) -> ArtifactFacts:
             f"{inventory.path}: no wheel tag and no binary header says which platform it is for"
         )
     names = _names(inventory.binaries)
+    tops = {m.split("/", 1)[0] for m in inventory.members}
     shipped: dict[str, Shipped] = {}
     for record in inventory.binaries:
         links = inventory.links.of(record.name)
@@ -152,8 +156,29 @@ def _artifact(inventory: Inventory) -> ArtifactFacts:
                 for r in links.resolved
                 if r.how is Resolution.UNRESOLVED
             ),
+            foreign_dirs=_foreign_dirs(links.entries, tops)
+            if inventory.kind is ArtifactKind.WHEEL
+            else (),
         )
     return ArtifactFacts(inventory.label, inventory.platform, inventory, shipped)
+
+
+def _foreign_dirs(entries: Iterable[SearchEntry], tops: set[str]) -> tuple[str, ...]:
+    """Search-path directories under a top-level directory the wheel does not ship: a
+    wheel's root is site-packages, so `$ORIGIN/../../torch/lib` names torch's own
+    package directory, which the loader searches for the libraries torch provides."""
+    out = []
+    for entry in entries:
+        if entry.kind is not EntryKind.INSIDE or not entry.directory:
+            continue
+        parts = entry.directory.split("/")
+        # A package's directory, not the environment's own `lib`/`lib64` (a build
+        # machine's prefix that a RUNPATH left behind).
+        if len(parts) < 2 or parts[0] in tops or parts[0] in _PREFIX_DIRS:
+            continue
+        if parts[0].isidentifier():
+            out.append(entry.directory)
+    return tuple(dict.fromkeys(out))
 
 
 def _names(records: Iterable[BinaryRecord]) -> dict[str, str]:

@@ -26,6 +26,9 @@ class Shipped:
     depends_on: tuple[str, ...]
     # NEEDED entries nothing shipped resolves.
     externals: tuple[str, ...]
+    # Search-path directories (RUNPATH, LC_RPATH) in another distribution's package
+    # directory of the same site-packages (`torch/lib`): where its externals are found.
+    foreign_dirs: tuple[str, ...] = ()
 
     @property
     def directory(self) -> str:

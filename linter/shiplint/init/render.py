@@ -83,14 +83,22 @@ def render(draft: Draft, schema: str | None = None) -> str:
             lines.append(f"    component: {scalar(variable.component)}")
             if variable.routes is not None:
                 lines.append(f"    routes: {_flow(variable.routes)}")
-    if draft.externals:
+    if draft.externals or draft.provided:
         lines.append("")
         lines.append("externals:")
+    if draft.externals:
         lines.append("  system:")
         for group in draft.externals:
             lines.extend(_comment(group.comment, 4))
             lines.extend(f"    - policy: {scalar(p)}" for p in group.policies)
             lines.extend(f"    - {scalar(e)}" for e in group.entries)
+    if draft.provided:
+        lines.append("  provided:")
+        for provided in draft.provided:
+            lines.extend(_comment(provided.comment, 4))
+            lines.append(f"    - provider: {scalar(provided.provider)}")
+            lines.append(f"      distribution: {scalar(provided.provider)}")
+            lines.append(f"      libraries: {_flow(provided.libraries)}")
     if draft.build_declarations:
         lines.append("")
         lines.append("sources:")

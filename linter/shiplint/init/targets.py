@@ -56,15 +56,15 @@ def imported(facts: ArtifactFacts, evaluation: ConfigEvaluation) -> list[Package
 
 
 def namespace(targets: Sequence[PackageTarget]) -> str:
-    """The `ns::` most of the package's targets that import a library start with; "" when
-    they have none (MLX's `mlx`)."""
-    firsts = Counter(
-        t.name.split("::", 1)[0] + "::" for t in targets if "::" in t.name and t.library
-    )
+    """The `ns::` most of the package's targets that import a library start with (of its
+    INTERFACE targets when none imports one); "" when they have none (MLX's `mlx`)."""
+    # A header-only package's targets import no library: its INTERFACE targets say it.
+    counted = [t for t in targets if t.library] or list(targets)
+    firsts = Counter(t.name.split("::", 1)[0] + "::" for t in counted if "::" in t.name)
     if not firsts:
         return ""
     (best, count), *_ = sorted(firsts.items(), key=lambda item: (-item[1], item[0]))
-    return best if count * 2 > len([t for t in targets if t.library]) else ""
+    return best if count * 2 > len(counted) else ""
 
 
 def in_namespace(target: str, prefix: str) -> bool:

@@ -19,6 +19,9 @@ _NEWER_CMAKE = (
 )
 
 
+_OLDEST = (3, 5)
+
+
 def _text(version: tuple[int, ...]) -> str:
     return ".".join(str(p) for p in version)
 
@@ -61,7 +64,9 @@ def no_component(facts: Facts) -> str:
             f"VERSION_LESS {_text(above[0])}`): give a CMake {_text(above[0])} or newer too "
             f"({_NEWER_CMAKE}), one --cmake per route."
         )
-    below = [b for b in config.boundaries if versions and b <= versions[0]]
+    # A test against a CMake older than 3.5 (which CMake 4 no longer accepts as a
+    # minimum, and the package index does not offer) is no route anyone can evaluate.
+    below = [b for b in config.boundaries if versions and _OLDEST < b <= versions[0]]
     if below:
         return (
             f"{package}: the config defines no imported target on CMake {given}, and its text "
