@@ -65,6 +65,17 @@ def _connect(port: int) -> str:
     )
 
 
+def _connect_unix(path: Path) -> str:
+    """A program the config runs, at a Unix socket file outside (a daemon's, say)."""
+    connect = (
+        f"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); print('connected')"
+    )
+    return (
+        f'execute_process(COMMAND python3 -c "{connect}" OUTPUT_VARIABLE out ERROR_VARIABLE err '
+        "RESULT_VARIABLE rc)\n" + _REPORT
+    )
+
+
 def _seen(tmp_path: Path, config: str, version: str) -> str:
     aggregate = Aggregate("PKG_SEEN", Carries(), ())
     (ev,) = _evaluate(
@@ -83,6 +94,22 @@ def listener() -> Iterator[socket.socket]:
         server.listen(8)
         server.setblocking(False)
         yield server
+
+
+@pytest.fixture
+def unix_listener() -> Iterator[socket.socket]:
+    """A Unix socket anyone may connect to, in a directory anyone may enter."""
+    directory = Path(tempfile.mkdtemp(prefix="shiplint-unix-"))
+    directory.chmod(0o755)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+            server.bind(str(directory / "daemon.sock"))
+            (directory / "daemon.sock").chmod(0o777)
+            server.listen(8)
+            server.setblocking(False)
+            yield server
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _connections(server: socket.socket) -> int:
@@ -149,6 +176,38 @@ def test_a_config_reaches_no_listener_on_the_loopback(
     assert "rc=0" not in seen and "connected" not in seen, seen
     assert "download=0," not in seen, seen
     assert _connections(listener) == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_config_reaches_no_unix_socket_outside(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: Confinement,
+    unix_listener: socket.socket,
+) -> None:
+    # A socket file is no write for a read-only mount, nor for Landlock: the seccomp
+    # filter refuses the socket itself.
+    monkeypatch.setattr(run, "confinement", lambda: mode)
+    seen = _seen(tmp_path, _connect_unix(unix_listener.getsockname()), VERSIONS[-1])
+    assert "rc=0" not in seen and "connected" not in seen, seen
+    assert "PermissionError" in seen  # the config's program tried, and was refused
+    assert _connections(unix_listener) == 0
+
+
+def test_an_unconfined_config_reaches_the_unix_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unix_listener: socket.socket
+) -> None:
+    monkeypatch.setattr(run, "confinement", lambda: Confinement.NONE)
+    seen = _seen_unconfined(tmp_path, _connect_unix(unix_listener.getsockname()))
+    assert "connected" in seen and _connections(unix_listener) >= 1
+
+
+def _seen_unconfined(tmp_path: Path, config: str) -> str:
+    aggregate = Aggregate("PKG_SEEN", Carries(), ())
+    (ev,) = _evaluate(tmp_path, config, the_manifest=_manifest(aggregates=(aggregate,)))
+    assert ev.unconfined
+    (seen,) = ev.aggregates
+    return ",".join(e.raw for e in seen.entries)
 
 
 def test_an_unconfined_config_reaches_the_listener(
@@ -316,10 +375,11 @@ def _run_as_nobody(
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("attempt", ["remount", "unmount-proc", "connect"])
+@pytest.mark.parametrize("attempt", ["remount", "unmount-proc", "connect", "connect-unix"])
 def test_every_escape_is_refused_as_an_unprivileged_user(
     unprivileged: tuple[str, Path],
     listener: socket.socket,
+    unix_listener: socket.socket,
     sleeper: str,
     mode: Confinement,
     version: str,
@@ -333,6 +393,8 @@ def test_every_escape_is_refused_as_an_unprivileged_user(
         config = REMOUNT.replace("/tmp/outside", str(outside)) + "set(pkg_FOUND TRUE)\n"
     elif attempt == "unmount-proc":
         config = _unmount_proc()
+    elif attempt == "connect-unix":
+        config = _connect_unix(unix_listener.getsockname())
     else:
         if mode is Confinement.LANDLOCK and confine.landlock_abi() < 4:
             pytest.skip("Landlock before ABI 4 does not confine TCP (docs/cmake-evaluation.md)")
@@ -345,8 +407,9 @@ def test_every_escape_is_refused_as_an_unprivileged_user(
     if attempt == "unmount-proc":
         assert "umount=" in result.stdout and "umount=0" not in result.stdout
         assert sleeper not in result.stdout + result.stderr
-    if attempt == "connect":
-        assert "connected" not in result.stdout and _connections(listener) == 0
+    if attempt.startswith("connect"):
+        assert "connected" not in result.stdout
+        assert _connections(listener) == 0 and _connections(unix_listener) == 0
     shutil.rmtree(canary, ignore_errors=True)
 
 

@@ -423,6 +423,99 @@ def _unescape(field: str) -> str:
     return "".join(out)
 
 
+# <linux/seccomp.h>, <linux/filter.h>, <linux/audit.h>
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+_AF_UNIX = 1
+_X32_SYSCALL_BIT = 0x40000000
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = (
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    )
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter)))
+
+
+class _Abi:
+    """A system call ABI's numbers: socket(2), and the calls refused outright
+    (socketcall, whose arguments a filter cannot read; the key management calls;
+    io_uring_setup, whose requests can open sockets without socket(2)). A plain class:
+    importing dataclasses costs this program's every run 15 ms."""
+
+    def __init__(self, arch: int, socket: int, refused: tuple[int, ...]) -> None:
+        self.arch = arch  # AUDIT_ARCH_*
+        self.socket = socket
+        self.refused = refused
+
+
+# Per machine: its native ABI (x32 calls refused on x86_64), then the 32-bit one it runs.
+_ABIS = {
+    "x86_64": (
+        _Abi(0xC000003E, 41, (248, 249, 250, 425)),
+        _Abi(0x40000003, 359, (102, 286, 287, 288, 425)),
+    ),
+    "aarch64": (
+        _Abi(0xC00000B7, 198, (217, 218, 219, 425)),
+        _Abi(0x40000028, 281, (102, 309, 310, 311, 425)),
+    ),
+}
+
+
+def _filter(machine: str) -> list[tuple[int, int, int, int]] | None:
+    """The seccomp program for `machine` (None: not known here): socket(AF_UNIX) and the
+    refused calls fail with EACCES, every other call of a known ABI is allowed, and a call
+    of any other ABI fails (ENOSYS)."""
+    abis = _ABIS.get(machine)
+    if abis is None:
+        return None
+    deny = _RET_ERRNO | errno.EACCES
+    program: list[tuple[int, int, int, int]] = []
+    for abi in abis:
+        body: list[tuple[int, int, int, int]] = [(_LD_W_ABS, 0, 0, 0)]  # nr
+        if abi.arch == 0xC000003E:
+            body.append((_JGE_K, 0, 1, _X32_SYSCALL_BIT))
+            body.append((_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS))
+        for number in abi.refused:
+            body.append((_JEQ_K, 0, 1, number))
+            body.append((_RET_K, 0, 0, deny))
+        body.append((_JEQ_K, 0, 3, abi.socket))
+        body.append((_LD_W_ABS, 0, 0, 16))  # args[0], low 32 bits (both are little-endian)
+        body.append((_JEQ_K, 0, 1, _AF_UNIX))
+        body.append((_RET_K, 0, 0, deny))
+        body.append((_RET_K, 0, 0, _RET_ALLOW))
+        # Load the architecture; if it is not this ABI's, skip this ABI's body.
+        program += [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 0, len(body), abi.arch), *body]
+    program.append((_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS))
+    return program
+
+
+def refuse_unix_sockets() -> bool:
+    """Install a seccomp filter: no socket(AF_UNIX) (a socket file the user may connect
+    to, such as a container daemon's, is not a write a read-only mount refuses), no
+    kernel keyrings, no io_uring. Needs no_new_privs. False on a machine whose system
+    call numbers are not known here (nothing installed); proven by a refused socket."""
+    program = _filter(os.uname().machine)
+    if program is None:
+        return False
+    instructions = (_SockFilter * len(program))(*(_SockFilter(*i) for i in program))
+    fprog = _SockFprog(len(program), instructions)
+    if _libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:
+        raise _fail("prctl(PR_SET_SECCOMP)")
+    try:
+        _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM).close()
+    except PermissionError:
+        return True
+    raise Unconfined("a Unix socket could still be made after the seccomp filter")
+
+
 def confine(mode: str, writable: str, fence: str, caller_namespace: int) -> None:
     """Apply `mode` and the walls both modes share, then prove them."""
     abi = landlock_abi()
@@ -433,6 +526,7 @@ def confine(mode: str, writable: str, fence: str, caller_namespace: int) -> None
     if mode == "landlock" or abi >= 1:
         confine_landlock(writable, abi)
     drop_privileges()
+    refuse_unix_sockets()
     check_fence(fence)
     if mode == "mounts":
         check_mounts_kept()
