@@ -24,6 +24,7 @@ from tests.hostile import (
     cases_archives,
     cases_binaries,
     cases_configs,
+    cases_confinement,
     cases_faults,
     cases_manifests,
     cases_pyproject,
@@ -38,6 +39,7 @@ CLASSES: dict[str, Callable[[int, int], Iterator[Case]]] = {
     "pyproject": cases_pyproject.cases,
     "sources": cases_sources.cases,
     "configs": cases_configs.cases,
+    "confinement": cases_confinement.cases,
     "faults": cases_faults.cases,
 }
 # Cases per class: the long form covers every generator several times; the short form
@@ -49,6 +51,7 @@ LONG = {
     "pyproject": 70,
     "sources": 80,
     "configs": 60,
+    "confinement": 18,
     "faults": 33,
 }
 SHORT = {
@@ -58,6 +61,7 @@ SHORT = {
     "pyproject": 8,
     "sources": 8,
     "configs": 6,
+    "confinement": 9,
     "faults": 4,
 }
 # Past this many seconds a case is a hang (the acceptance bound is 30 s per case).
@@ -91,7 +95,7 @@ def _failure(r: Record) -> str:
     ]
     what += [
         f"{k}={getattr(r, k)}"
-        for k in ("outside", "leftover_temp", "strays", "leaked")
+        for k in ("outside", "leftover_temp", "strays", "leaked", "connections")
         if getattr(r, k)
     ]
     tail = r.stderr_tail.strip().splitlines()[-1:] if r.stderr_tail.strip() else []
@@ -105,8 +109,8 @@ def summary(records: list[Record]) -> str:
     """The figures per class, as a Markdown table."""
     lines = [
         "| class | cases | internal errors | tracebacks | hangs | wrong exit | writes outside "
-        "| temp left | stray processes | leaks | peak MiB | slowest s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| temp left | stray processes | leaks | connections | peak MiB | slowest s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     groups: dict[str, list[Record]] = {}
     for r in records:
@@ -122,7 +126,8 @@ def summary(records: list[Record]) -> str:
             f"| {sum(r.traceback for r in rs)} | {sum(r.timed_out for r in rs)} "
             f"| {sum(r.unexpected_exit for r in rs)} | {sum(bool(r.outside) for r in rs)} "
             f"| {sum(bool(r.leftover_temp) for r in rs)} | {sum(bool(r.strays) for r in rs)} "
-            f"| {sum(bool(r.leaked) for r in rs)} | {heaviest.peak_mib} ({heaviest.name}) "
+            f"| {sum(bool(r.leaked) for r in rs)} | {sum(r.connections for r in rs)} "
+            f"| {heaviest.peak_mib} ({heaviest.name}) "
             f"| {slowest.seconds} ({slowest.name}) |"
         )
     return "\n".join(lines)

@@ -14,12 +14,13 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,6 +30,8 @@ _PR_SET_CHILD_SUBREAPER = 36
 @dataclass(frozen=True)
 class Workspace:
     root: Path
+    # A port on 127.0.0.1 that listens during the case: any connection to it is counted.
+    port: int = 0
 
     @property
     def inputs(self) -> Path:
@@ -53,6 +56,11 @@ class Workspace:
     @property
     def out(self) -> Path:
         return self.root / "out"
+
+    @property
+    def unix_socket(self) -> Path:
+        """A Unix socket that listens during the case: any connection to it is counted."""
+        return self.root / "daemon.sock"
 
     def escape(self, name: str = "escaped") -> str:
         """A relative path that climbs to / and comes down into the canary directory."""
@@ -99,6 +107,8 @@ class Record:
     strays: list[str]
     leaked: list[str]
     stderr_tail: str
+    # Connections the case made to the workspace's loopback listener.
+    connections: int = 0
 
     @property
     def failed(self) -> bool:
@@ -111,6 +121,7 @@ class Record:
             or self.leftover_temp
             or self.strays
             or self.leaked
+            or self.connections
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -125,17 +136,40 @@ def become_subreaper() -> None:
 
 
 def run_case(case: Case, limit: float, keep: bool = False) -> Record:
-    ws = Workspace(Path(tempfile.mkdtemp(prefix="shiplint-hostile-")))
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.setblocking(False)
+    ws = Workspace(Path(tempfile.mkdtemp(prefix="shiplint-hostile-")), listener.getsockname()[1])
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        unix.bind(str(ws.unix_socket))
+        unix.listen(16)
+        unix.setblocking(False)
         for d in (ws.inputs, ws.canary, ws.tmp, ws.home, ws.cwd, ws.out):
             d.mkdir()
         (ws.canary / "keep.txt").write_text("canary\n")
         args = case.build(ws)
         before = _snapshot(ws)
-        return _run(case, ws, args, before, limit)
+        record = _run(case, ws, args, before, limit)
+        return replace(record, connections=_connections(listener) + _connections(unix))
     finally:
+        listener.close()
+        unix.close()
         if not keep:
             _remove(ws.root)
+
+
+def _connections(listener: socket.socket) -> int:
+    """Connections the kernel completed on the listener during the case, accepted now."""
+    count = 0
+    while True:
+        try:
+            client, _ = listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return count
+        client.close()
+        count += 1
 
 
 def _run(case: Case, ws: Workspace, args: list[str], before: set[str], limit: float) -> Record:
