@@ -65,19 +65,18 @@ def _library(member: str, dependencies: tuple[str, ...] = ()) -> LibrarySnapshot
     )
 
 
-def test_extensions_are_grouped_and_their_needed_edges_leave_the_group_once() -> None:
+def test_extensions_are_one_node_and_their_needed_edges_leave_it_once() -> None:
     a = "pkg/_a.cpython-311-x86_64-linux-gnu.so"
     b = "pkg/_b.cpython-311-x86_64-linux-gnu.so"
     core = "pkg/lib/libcore.so"
     libraries = (_library(a, (core, b)), _library(b, (core,)), _library(core))
     snapshot = Snapshot("pkg.whl", "linux-x86_64", {lib.key: lib for lib in libraries}, {})
     chart = parse(draw([view(snapshot, NO_MANIFEST)]))
-    group = next(g for g, title in chart.groups.items() if title == "Python extensions (2)")
-    # Named without the ABI tag every extension repeats.
-    assert chart.parents[chart.labelled("_a")] == group
-    assert chart.parents[chart.labelled("_b")] == group
-    # Both need libcore.so: one edge, from the group; _a -> _b stays inside it.
-    assert chart.edges == [(group, "-.->", "", chart.labelled("libcore.so"))]
+    # One node lists them, named without the ABI tag every extension repeats.
+    (extensions,) = chart.first_line("Python extensions (2)")
+    assert chart.lines(extensions)[1] == "_a, _b"
+    # Both need libcore.so: one edge, from the node; _a -> _b stays inside it.
+    assert chart.edges == [(extensions, "-.->", "", chart.labelled("libcore.so"))]
 
 
 @pytest.fixture(scope="module")
@@ -105,38 +104,62 @@ def _classes(chart: Chart, node: str) -> set[str]:
     return {name for name, nodes in chart.classes.items() if node in nodes}
 
 
+def _visible_edges_stay_in_their_section(chart: Chart) -> None:
+    """Only invisible links (which order the sections) cross a section: so a layout
+    stacks the sections one under another instead of spreading them side by side."""
+    for source, arrow, _, target in chart.edges:
+        if arrow != "~~~":
+            assert chart.parents[source] == chart.parents[target], (source, target)
+
+
 def test_check_picture_of_the_real_wheel(checked: tuple[Path, int]) -> None:
     report, code = checked
     assert code == 1
     document = json.loads(report.read_text())
     jsonschema.Draft202012Validator(REPORT_SCHEMA).validate(document)
     chart = parse(document["picture"])
-    # The shipped libraries: the SDK's in lib/, the Python extensions and the two
-    # plugins each in their group.
     titles = set(chart.groups.values())
-    assert {"Python extensions (8)", "plugins (2)"} <= titles
-    assert {"route paths, CMake 3.24.3", "route targets, CMake 4.4.5"} <= titles
-    assert len([n for n, p in chart.parents.items() if n in chart.nodes and p]) >= 18
+    assert {
+        "legend",
+        "libraries and the components they own",
+        "route paths, CMake 3.24.3: what the aggregates carry",
+        "route targets, CMake 4.4.5: what the aggregates carry",
+    } <= titles
+    _visible_edges_stay_in_their_section(chart)
+    # Each library with the components it owns; the Python extensions and the two
+    # plugins one node each, listing them.
     runtime = chart.labelled("libexecutorch.so")
+    assert "component runtime" in chart.lines(runtime)
+    (extensions,) = chart.first_line("Python extensions (8)")
+    assert "_C" in chart.nodes[extensions]
+    assert chart.first_line("plugins (2)")
     optimized = chart.labelled("libexecutorch_kernels_optimized.so")
-    # NEEDED between shipped libraries, dotted; the library that owns a component, solid.
+    # NEEDED between shipped libraries, dotted.
     assert (optimized, "-.->", "", runtime) in chart.edges
-    assert (runtime, "-->", "", chart.labelled("runtime")) in chart.edges
-    # The opt-in component is dashed and in no aggregate, on either route.
-    quantized = chart.labelled("kernels_quantized (opt-in)")
-    assert "optin" in _classes(chart, quantized)
+    # Findings marked: SL323 on the optimized kernels, said under its name.
+    assert _classes(chart, optimized) & {"error", "warning"}
+    # Per route, the components into the aggregate; the opt-in one dashed and left out.
     aggregates = [n for n, label in chart.nodes.items() if label.startswith("EXECUTORCH_LIBRARIES")]
     assert len(aggregates) == 2
-    assert not [e for e in chart.edges if e[0] == quantized and e[3] in aggregates]
-    # Findings marked: SL320 on the optimized kernels (an error), SL102 on the pre-3.28
-    # route's aggregate, which leaves backend_qnn out.
-    assert "error" in _classes(chart, optimized)
-    assert ": 1 error" in chart.nodes[optimized]
+    for quantized in chart.first_line("kernels_quantized (opt-in)"):
+        assert "optin" in _classes(chart, quantized)
+        assert not [e for e in chart.edges if e[0] == quantized]
     paths = next(a for a in aggregates if chart.parents[a] in _groups(chart, "route paths"))
+    targets = next(a for a in aggregates if a != paths)
     assert "error" in _classes(chart, paths)
-    qnn = chart.labelled("backend_qnn")
-    assert (qnn, "-->", "", paths) not in chart.edges
-    assert any(e[0] == qnn and e[3] in aggregates for e in chart.edges)
+    # SL102: the pre-3.28 route's aggregate leaves backend_qnn out. Drawn as the edge
+    # that is missing, in the finding's colour; on the 3.28+ route it is carried.
+    qnn = {chart.parents[n]: n for n in chart.first_line("backend_qnn")}
+    missing = qnn[chart.parents[paths]]
+    (edge,) = [e for e in chart.edges if e[0] == missing]
+    assert edge[1:] == ("-.->", "missing: 1 error", paths)
+    assert "stroke:#c00" in chart.link_styles[chart.edges.index(edge)]
+    assert "error" in _classes(chart, missing)
+    assert (qnn[chart.parents[targets]], "-->", "", targets) in chart.edges
+    # The legend names the colours drawn.
+    legend = next(g for g, t in chart.groups.items() if t == "legend")
+    said = {chart.nodes[n] for n, p in chart.parents.items() if p == legend and n in chart.nodes}
+    assert {"error", "warning", "opt-in component"} <= said
 
 
 def _groups(chart: Chart, prefix: str) -> set[str]:
@@ -181,12 +204,17 @@ def test_diff_picture_marks_what_changed(
     chart = parse(capsys.readouterr().out)
     # The removed library is drawn from the old build, red and dashed; its component too.
     gone = chart.labelled("libexecutorch_kernels_quantized.so")
-    assert chart.nodes[gone].endswith(": removed")
+    assert chart.lines(gone)[1] == "removed"
     assert "removed" in _classes(chart, gone)
-    component = chart.labelled("kernels_quantized (opt-in)")
+    targets = next(iter(_groups(chart, "route targets")))
+    (component,) = [
+        n for n in chart.first_line("kernels_quantized (opt-in)") if chart.parents[n] == targets
+    ]
+    assert chart.nodes[component] == "kernels_quantized (opt-in): gone"
     assert "removed" in _classes(chart, component)
     # What did not change is drawn plain.
     assert not _classes(chart, chart.labelled("libexecutorch.so"))
+    _visible_edges_stay_in_their_section(chart)
     assert main([*args, "--format", "markdown"]) == 1
     markdown = capsys.readouterr().out
     assert markdown.index("### Breaking") < markdown.index("```mermaid")
@@ -205,13 +233,38 @@ def test_a_platform_gone_is_drawn_from_the_old_build_all_removed() -> None:
     chart = parse(diff_picture(old, new, NO_MANIFEST, compare(old, new)))
     gone = next(g for g, t in chart.groups.items() if t.endswith("(platform removed)"))
     kept = next(g for g, t in chart.groups.items() if t.startswith("linux-x86_64"))
-    # Each libcore.so node by its platform: node -> "libraries" group -> platform group.
+    # Each libcore.so node by its platform: node -> its section -> platform group.
     cores = {
         chart.parents[chart.parents[n] or ""]: n
         for n, lab in chart.nodes.items()
         if "libcore" in lab
     }
-    assert chart.nodes[cores[gone]] == "libcore.so: removed"
+    assert chart.nodes[cores[gone]] == "libcore.so<br>removed"
     assert cores[gone] in chart.classes["removed"]
     assert chart.nodes[cores[kept]] == "libcore.so"
     assert not any(cores[kept] in nodes for nodes in chart.classes.values())
+
+
+def test_a_component_that_left_an_aggregate_is_the_strongest_mark(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """1.4.1 to 1.5.1: _portable_lib left EXECUTORCH_LIBRARIES on both routes, which
+    breaks every consumer linking the aggregate: its node and its edge are the
+    strongest marks drawn (red, thick), never a faint dotted line."""
+    old, new = wheel("1.4.1", X86), wheel("1.5.1", X86)
+    args = ["diff", "--manifest", str(EXAMPLE_MANIFEST), *_cmakes(), str(old), str(new)]
+    assert main([*args, "--format", "mermaid"]) == 1
+    chart = parse(capsys.readouterr().out)
+    _visible_edges_stay_in_their_section(chart)
+    left = [e for e in chart.edges if e[2] == "left: breaking"]
+    assert len(left) == 2
+    for source, arrow, _, _ in left:
+        assert arrow == "==>"
+        style = chart.link_styles[chart.edges.index(next(e for e in left if e[0] == source))]
+        assert "stroke:#c00" in style and "stroke-width:4px" in style
+        assert chart.nodes[source] == "_portable_lib"
+        assert "breaking" in _classes(chart, source)
+    legend = next(g for g, t in chart.groups.items() if t == "legend")
+    assert "breaking change" in {
+        chart.nodes[n] for n, p in chart.parents.items() if p == legend and n in chart.nodes
+    }

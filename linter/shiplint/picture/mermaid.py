@@ -28,6 +28,8 @@ class Line(enum.Enum):
     SOLID = "-->"
     DOTTED = "-.->"
     THICK = "==>"
+    # Drawn as nothing: it only puts its two nodes side by side (a legend's row).
+    INVISIBLE = "~~~"
 
 
 def label(text: str) -> str:
@@ -37,7 +39,8 @@ def label(text: str) -> str:
         .replace('"', "#quot;")
         .replace("<", "#lt;")
         .replace(">", "#gt;")
-        .replace("\n", " ")
+        # A line break is the one markup a label keeps: a long label wraps where it says.
+        .replace("\n", "<br>")
     )
     return f'"{escaped}"'
 
@@ -48,6 +51,8 @@ class _Group:
     title: str
     parent: str | None
     items: list[str] = field(default_factory=list)
+    # Its own layout direction (Mermaid keeps it while no edge crosses the group).
+    direction: str = ""
 
 
 @dataclass
@@ -58,6 +63,8 @@ class Flowchart:
     _lines: dict[str | None, list[str]] = field(default_factory=dict)
     _groups: dict[str, _Group] = field(default_factory=dict)
     _edges: list[str] = field(default_factory=list)
+    # (edge index, css) of edges drawn in a style of their own.
+    _link_styles: list[tuple[int, str]] = field(default_factory=list)
     _classes: dict[str, str] = field(default_factory=dict)
     _members: dict[str, list[str]] = field(default_factory=dict)
     _count: int = 0
@@ -66,9 +73,9 @@ class Flowchart:
         self._count += 1
         return f"{prefix}{self._count}"
 
-    def group(self, title: str, parent: str | None = None) -> str:
+    def group(self, title: str, parent: str | None = None, direction: str = "") -> str:
         """A subgraph (inside `parent`, when given); its id."""
-        group = _Group(self._next("g"), title, parent)
+        group = _Group(self._next("g"), title, parent, direction=direction)
         self._groups[group.id] = group
         self._lines.setdefault(parent, []).append(group.id)
         return group.id
@@ -85,10 +92,14 @@ class Flowchart:
             self.mark(node, css)
         return node
 
-    def edge(self, source: str, target: str, line: Line = Line.SOLID, text: str = "") -> None:
+    def edge(
+        self, source: str, target: str, line: Line = Line.SOLID, text: str = "", css: str = ""
+    ) -> None:
         arrow = line.value
         if text:
             arrow = f"{arrow}|{label(text)}|"
+        if css:
+            self._link_styles.append((len(self._edges), css))
         self._edges.append(f"{source} {arrow} {target}")
 
     def style(self, name: str, css: str) -> None:
@@ -102,6 +113,7 @@ class Flowchart:
         out = [f"flowchart {self.direction}"]
         self._write(None, 1, out)
         out.extend(f"  {edge}" for edge in self._edges)
+        out.extend(f"  linkStyle {index} {css}" for index, css in self._link_styles)
         for name, css in self._classes.items():
             out.append(f"  classDef {name} {css}")
         for name, nodes in self._members.items():
@@ -116,5 +128,7 @@ class Flowchart:
                 out.append(indent + item)
                 continue
             out.append(f"{indent}subgraph {group.id}[{label(group.title)}]")
+            if group.direction:
+                out.append(f"{indent}  direction {group.direction}")
             self._write(group.id, depth + 1, out)
             out.append(f"{indent}end")

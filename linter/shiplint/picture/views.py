@@ -133,6 +133,15 @@ def check_view(
                 for r, v in sorted(aggregates)
                 if v == subject.variable and route in (None, r)
             )
+            carried = {(m.route, m.variable, m.component) for m in base.memberships}
+            if (
+                route is not None
+                and subject.component in drawn_components
+                and (route, subject.variable, subject.component) not in carried
+            ):
+                # A component the aggregate leaves out on this route (SL102): drawn as
+                # the missing edge it is about.
+                keys.append(("missing", route, subject.variable, subject.component or ""))
         if not keys and subject.component in drawn_components:
             keys.append(("component", subject.component or ""))
         for key in keys or [()]:
@@ -153,6 +162,9 @@ def check_view(
         variables={(key[1], key[2]): value for key, value in noted.items() if key[0] == "variable"},
         routes=base.routes,
         unplaced=f"{_findings(unplaced).note} not drawn on a node" if unplaced else "",
+        missing={
+            (key[1], key[2], key[3]): value for key, value in noted.items() if key[0] == "missing"
+        },
     )
 
 
@@ -237,7 +249,10 @@ def diff_view(
             entered = kind is ChangeKind.AGGREGATE_ENTERED
             member = change.names[0]
             where = Membership(change.route or "", change.subject, member)
-            noted = Noted(Mark.ADDED, "entered") if entered else Noted(Mark.REMOVED, "left")
+            # Leaving an aggregate breaks every consumer that linked the aggregate.
+            noted = (
+                Noted(Mark.ADDED, "entered") if entered else Noted(Mark.BREAKING, "left: breaking")
+            )
             if entered:
                 memberships = [
                     Membership(m.route, m.variable, m.component, noted) if m == where else m
@@ -246,8 +261,13 @@ def diff_view(
             else:
                 memberships.append(Membership(where.route, where.variable, member, noted))
     for key, said in notes.items():
-        mark = Mark.ERROR if key in breaking else Mark.CHANGED
-        library_marks.setdefault(key, Noted(mark, ", ".join(dict.fromkeys(said))))
+        words = ", ".join(dict.fromkeys(said))
+        library_marks.setdefault(
+            key,
+            Noted(Mark.BREAKING, f"{words} (breaking)")
+            if key in breaking
+            else Noted(Mark.CHANGED, words),
+        )
     removed_components = [c for c, n in component_marks.items() if n.mark is Mark.REMOVED]
     components = _components(new, manifest, (m.component for m in memberships), removed_components)
     return View(
