@@ -261,7 +261,7 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
         {"component": "gpu"},
     ),
     (
-        "SL109",
+        "SL126",
         "absent component refused without naming it",
         lambda: _evaluation(requests=(ComponentRequest("gpu", False, False, "not found"),)),
         {"component": "gpu"},
@@ -403,6 +403,24 @@ QUIET: list[tuple[str, str, Callable[[], object]]] = [
         ),
     ),
     ("SL109", "the absent component is refused by name", _evaluation),
+    (
+        "SL109",
+        "the absent component is refused without its name (SL126's case)",
+        lambda: _evaluation(requests=(ComponentRequest("gpu", False, False, "not found"),)),
+    ),
+    ("SL126", "the absent component is refused by name", _evaluation),
+    (
+        "SL126",
+        "the absent component is accepted (SL109's case)",
+        lambda: _evaluation(requests=(ComponentRequest("gpu", False, True, None),)),
+    ),
+    (
+        "SL126",
+        "refused by a FATAL_ERROR naming it",
+        lambda: _evaluation(
+            requests=(ComponentRequest("gpu", False, True, None, fatal="pkg has no gpu"),)
+        ),
+    ),
     (
         "SL109",
         "refused by a FATAL_ERROR naming it",

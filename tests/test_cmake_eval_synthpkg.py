@@ -152,8 +152,9 @@ def test_a_missing_component_refused_without_its_name(tmp_path: Path, routes: li
         '"synth does not provide the required component(s): ${_synth_missing}"',
         '"synth is incomplete"',
     )
-    assert ("SL109", "shiplint_absent_component", NEW_CMAKE_VERSION) in _on(found)
-    assert ("SL109", "shiplint_absent_component", OLD_CMAKE_VERSION) in _on(found)
+    assert ("SL126", "shiplint_absent_component", NEW_CMAKE_VERSION) in _on(found)
+    assert ("SL126", "shiplint_absent_component", OLD_CMAKE_VERSION) in _on(found)
+    assert "SL109" not in {code for code, _, _ in _on(found)}
 
 
 def test_a_config_error_points_at_the_repository_file(tmp_path: Path, routes: list[str]) -> None:

@@ -38,6 +38,26 @@ ignore rules by code or prefix (`--select SL3`, `--ignore SL305`); waive a findi
 for one subject in the manifest's `waivers`, with a reason. `shiplint explain CODE`
 prints the same documentation in the terminal.
 
+## What a severity means
+
+- **error**: a consumer's configure, build or load fails, or silently gets the wrong
+  thing (a component missing from what they link, a second copy of the runtime, a
+  registration dropped by the linker, a process that aborts when two libraries
+  load). An error reported on a real wheel must be one a real tool agrees with (a
+  consumer project configured and built with a real CMake, `dlopen(RTLD_NOW)` or
+  `ldd -r`, a real compiler), with the confirmation written in `docs/findings/`.
+- **warning**: nothing a consumer builds fails or goes wrong, but something is off
+  that will cost someone time: a refusal that does not say what is missing, a
+  shared object no manifest entry accounts for, a route that was not checked,
+  a manifest that has drifted from the package.
+- **info**: what the check could not do, or did differently, so the report is read
+  right (an evaluation nothing confined, a probe that did not apply).
+
+One exception, kept on purpose: SL002 (a rule crashed) is an error although it is
+about shiplint, not the package: the report misses that rule's findings, and a run
+must not pass as clean for it. An evaluation that cannot run at all (SL111 with an
+unusable CMake) is an error for the same reason.
+
 """
 
 

@@ -431,23 +431,42 @@ def absent_component_request_accepted(
         return
     package = manifest.cmake.package
     for request in ev.requests:
-        if request.shipped:
+        if request.shipped or request.refused:
             continue
         call = f"find_package({package} COMPONENTS {request.component} REQUIRED)"
-        said = " ".join(t for t in (request.message, request.fatal) if t)
-        if not request.refused:
-            problem = "succeeds"
-        elif request.component not in said:
-            problem = f"fails without naming the component (message: {said or 'none'})"
-        else:
-            continue
         yield Finding(
-            message=f"{call} {problem} on {_on(ev)}, though {request.component} is not shipped",
+            message=f"{call} succeeds on {_on(ev)}, though {request.component} is not shipped",
             location=ev.config,
             subject=_subject(ev, component=request.component),
             hint=f"Set {package}_{request.component}_FOUND to FALSE, {package}_FOUND to FALSE "
             f"and a {package}_NOT_FOUND_MESSAGE naming the component for every requested "
             "component the package lacks.",
+        )
+
+
+# --- SL126 ----------------------------------------------------------------------
+
+
+def absent_component_refusal_unnamed(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    """The consumer's configure does fail, as it should; only the message does not say
+    which component is missing (a warning: nothing a consumer gets is wrong)."""
+    if not _usable(ev):
+        return
+    package = manifest.cmake.package
+    for request in ev.requests:
+        if request.shipped or not request.refused:
+            continue
+        said = " ".join(t for t in (request.message, request.fatal) if t)
+        if request.component in said:
+            continue
+        call = f"find_package({package} COMPONENTS {request.component} REQUIRED)"
+        yield Finding(
+            message=f"{call} fails without naming the component (message: {said or 'none'}) "
+            f"on {_on(ev)}; {request.component} is not shipped",
+            location=ev.config,
+            subject=_subject(ev, component=request.component),
+            hint=f"Set a {package}_NOT_FOUND_MESSAGE naming each requested component the "
+            "package lacks.",
         )
 
 
@@ -846,4 +865,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL120", ConfigEvaluation, request_set_incomplete),
     Rule("SL121", ConfigEvaluation, imported_target_type_mismatch),
     Rule("SL122", ConfigEvaluation, evaluation_not_confined),
+    Rule("SL126", ConfigEvaluation, absent_component_refusal_unnamed),
 )
