@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import zipfile
 from collections.abc import Callable
@@ -319,3 +320,33 @@ def test_fmt_a_versioned_sibling_with_other_bytes_is_another_library(
     # The changed file is an undeclared shared object now.
     (undeclared,) = _findings(document, "SL302")
     assert undeclared["location"]["member"] == _FMT_LIB + "libfmt.so.12.2.0"
+
+
+def test_tbb_devel_copies_are_one_library_whichever_name_the_manifest_uses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every oneTBB library ships as libX_debug.so, .so.N and .so.N.M; the config imports
+    the .so.N. A manifest that names no file (the default libX_debug.so) is the same
+    manifest: the same findings as the pinned report, no SL107 for the copy a target
+    imports (6 such false errors before copies were one library)."""
+    monkeypatch.chdir(REPO)
+    text = example_manifest("tbb-devel").read_text(encoding="utf-8")
+    unnamed = re.sub(r', file: "[^"]+"', "", text)
+    assert unnamed.count("file:") == 0 and text.count("file:") == 6
+    manifest = tmp_path / "examples" / "tbb-devel" / "shiplint.yaml"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(unnamed, encoding="utf-8")
+    code = main(
+        [
+            "check", "--no-sources", "--manifest", str(manifest), "--root", str(REPO),
+            "--cmake", str(cmake(OLD_CMAKE_VERSION)), "--cmake", str(cmake(NEW_CMAKE_VERSION)),
+            "--format", "json", "--output", str(tmp_path / "r.json"),
+            str(other_wheel("tbb-devel")),
+        ]
+    )  # fmt: skip
+    document = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    pinned = (GOLDEN / "tbb-devel.txt").read_text(encoding="utf-8").splitlines()
+    assert sorted(d["code"] for d in document["diagnostics"]) == sorted(
+        line.split(" ", 1)[0] for line in pinned
+    )
+    assert code == 1
