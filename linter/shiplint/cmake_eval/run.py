@@ -15,9 +15,11 @@ read the caller's environment through /proc. Without one, the session is killed
 and a process that left it is not guaranteed to die (docs/cmake-evaluation.md).
 
 Writes are confined to the run's directory (`confine.py`): by read-only mounts in
-that namespace, else by Landlock, each used only when a trial run here shows it
-refusing a write outside; with neither, nothing confines them, and the evaluation
-says so (`ConfigEvaluation.confined`). The trials' answer is kept in the user
+that namespace, locked by a further user namespace, with a network namespace of its
+own (Landlock on top where the kernel has it), else by Landlock alone; both with a
+seccomp filter against Unix sockets, no_new_privs and no capability. Each is used
+only when a trial run here shows it refusing a write outside; with neither, nothing
+confines them, and the evaluation says so (`ConfigEvaluation.unconfined`). The trials' answer is kept in the user
 cache for later runs on the same system (launch_cache.py); every confined run
 proves its confinement before CMake starts, and a run refused by a kept answer
 that no longer holds is run again after fresh trials.
