@@ -26,8 +26,8 @@ PINNED_CODES = {
     "SL103": 1,
     "SL307": 2,
     "SL310": 18,
-    "SL320": 1,
     "SL321": 1,
+    "SL323": 1,
     "SL405": 1,
 }
 PINNED_EXPLANATION = {
@@ -41,9 +41,9 @@ PINNED_EXPLANATION = {
     "SL310": "Every ELF file keeps build-tree RUNPATH entries ($ORIGIN/../src/executorch/lib, "
     "some also .../lib64) naming directories the wheel does not contain: 18 libraries and "
     "extensions.",
-    "SL320": "kernels_optimized references pthread_create and pthread_join unversioned "
-    "without NEEDing libpthread.so.0: it loads on glibc >= 2.34 only, or where something "
-    "else loaded libpthread first.",
+    "SL323": "kernels_optimized references pthread_create and pthread_join unversioned "
+    "without NEEDing libpthread.so.0; it loads (ldd -r is silent) because the threadpool it "
+    "NEEDs NEEDs libpthread.so.0: underlinking, a warning.",
     "SL321": "Binaries NEED torch's libtorch*.so and libc10.so, but METADATA does not "
     "require torch (1.4.1 did).",
     "SL405": "custom_ops_aot_lib registers its operators through code (no kernel table), so "
