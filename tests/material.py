@@ -44,6 +44,8 @@ OTHER_WHEELS = {
     "pybind11": ("pybind11", "3.1.0"),
     "fmt": ("cmeel-fmt", "12.2.0"),
     "eigen": ("cmeel-eigen", "3.4.1"),
+    # macOS arm64: libtorch_cpu.dylib is 368 MiB (read through a file, never whole).
+    "torch": ("torch", "2.14.1"),
 }
 
 

@@ -11,6 +11,7 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 import pytest
 from shiplint.artifacts.archive import ArtifactTree, Rejected, open_artifact
@@ -222,6 +223,14 @@ class PatchedTree:
         if name in self._patches:
             return self._patches[name]
         return self._tree.read(name, limit)
+
+    def size(self, name: str) -> int:
+        return len(self._patches[name]) if name in self._patches else self._tree.size(name)
+
+    def copy_to(self, name: str, target: IO[bytes]) -> int:
+        data = self.read(name)
+        target.write(data)
+        return len(data)
 
     def location(self, name: str | None = None) -> Location:
         return self._tree.location(name)

@@ -11,11 +11,12 @@ by the name alone: a sibling with other bytes is another library.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.archive import IN_MEMORY_BYTES, MemberError
 from shiplint.artifacts.placement import LibraryFile, is_shared_object_name, place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.manifest.model import Manifest
@@ -78,6 +79,23 @@ def _same_bytes(tree: Tree, first: str, second: str) -> bool:
     # The archive keeps what it inflated while it is open (bounded): the inventory's own
     # read of these members afterwards costs nothing more.
     try:
+        if tree.size(first) != tree.size(second):
+            return False
+        if tree.size(first) > IN_MEMORY_BYTES:
+            # Compared piece by piece: two copies of a 368 MiB dylib are not held at once.
+            return _streamed_digest(tree, first) == _streamed_digest(tree, second)
         return tree.read(first) == tree.read(second)
     except MemberError:
         return False  # unreadable: not known to be the same; the inventory says why
+
+
+def _streamed_digest(tree: Tree, member: str) -> bytes:
+    hasher = hashlib.blake2b(digest_size=16)
+
+    class _Sink:
+        def write(self, chunk: bytes) -> int:
+            hasher.update(chunk)
+            return len(chunk)
+
+    tree.copy_to(member, _Sink())  # type: ignore[arg-type]
+    return hasher.digest()

@@ -29,6 +29,7 @@ record or the error lief gives it. Every loop is bounded by the file's size.
 
 from __future__ import annotations
 
+import mmap
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -246,7 +247,7 @@ _Symbol = tuple[str, int, int, int, int]
 class _Elf:
     """One ELF file's headers and dynamic table, read as lief reads them."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | mmap.mmap) -> None:
         if len(data) >= _MAX_FILE or elf_truncation(data) is not None:
             raise _Unsure
         self.data = data
@@ -603,10 +604,11 @@ class _Elf:
         return out
 
 
-def read_elf(data: bytes, name: str) -> BinaryRecord | None:
+def read_elf(data: bytes | mmap.mmap, name: str) -> BinaryRecord | None:
     """The record lief_reader's lief path gives this ELF file, or None when the file is
-    not consistent enough to be sure of it (then ask lief)."""
-    if not data.startswith(ELF_MAGIC):
+    not consistent enough to be sure of it (then ask lief). `data` may be a mapping of a
+    file too large to hold (`shiplint.artifacts.large`): only the pages read are loaded."""
+    if data[: len(ELF_MAGIC)] != ELF_MAGIC:
         return None
     try:
         elf = _Elf(data)

@@ -8,6 +8,7 @@ artifact without a wheel tag gets its platform without parsing anything.
 
 from __future__ import annotations
 
+import mmap
 import struct
 
 from shiplint.platforms import Platform, normalise_arch
@@ -76,7 +77,7 @@ def _arch(table: dict[int, str], number: int) -> str:
     return normalise_arch(table.get(number, f"machine-{number:#x}"))
 
 
-def elf_truncation(data: bytes) -> str | None:
+def elf_truncation(data: bytes | mmap.mmap) -> str | None:
     """Why the ELF file is cut short, read from its own header, or None when it is whole.
 
     lief builds a partial binary from a truncated file without complaint; a

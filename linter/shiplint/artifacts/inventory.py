@@ -19,6 +19,7 @@ from shiplint.artifacts.copies import place_with_copies, sibling_key
 from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.import_library import import_libraries
 from shiplint.artifacts.kept_reads import keep_record, kept_record, member_fingerprint
+from shiplint.artifacts.large import IN_MEMORY_BYTES, read_large
 from shiplint.artifacts.linkage import link_graph
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.metadata import read_metadata
@@ -94,14 +95,22 @@ def read_inventory(
                     digests[member] = kept.digest
                 continue
             try:
-                data = tree.read(member)
+                if tree.size(member) > IN_MEMORY_BYTES:
+                    large = read_large(tree, member, member, member in siblings)
+                    record, digest = large.record, large.digest
+                    if digest is not None:
+                        digests[member] = digest
+                    # Neither struct reader is sure of it: lief reads it whole after all.
+                    data = b"" if record is not None else tree.read(member, tree.size(member))
+                else:
+                    data = tree.read(member)
+                    digest = None
+                    if member in siblings:
+                        digest = digests[member] = hashlib.blake2b(data, digest_size=16).digest()
+                    record = read_elf(data, member)
             except MemberError as exc:
                 unreadable[member] = Unreadable(member, exc.reason)
                 continue
-            digest = None
-            if member in siblings:
-                digest = digests[member] = hashlib.blake2b(data, digest_size=16).digest()
-            record = read_elf(data, member)
             if record is None:
                 if fingerprint is not None:
                     declined[member] = (fingerprint, digest)

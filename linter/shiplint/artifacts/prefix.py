@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from shiplint.artifacts.archive import DEFAULT_READ_LIMIT, ArtifactKind, ArtifactTree, Rejected
 from shiplint.artifacts.tree import Tree
@@ -138,6 +139,14 @@ class PrefixTree:
     def head(self, name: str, count: int) -> bytes:
         tree, member = self._where(name)
         return tree.head(member, count)
+
+    def size(self, name: str) -> int:
+        tree, member = self._where(name)
+        return tree.size(member)
+
+    def copy_to(self, name: str, target: IO[bytes]) -> int:
+        tree, member = self._where(name)
+        return tree.copy_to(member, target)
 
     @property
     def archives(self) -> tuple[Tree, ...]:

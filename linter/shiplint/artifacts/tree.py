@@ -7,7 +7,7 @@ the link probe's layout rely on, so a test can hand them any tree of that shape.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import IO, Protocol
 
 from shiplint.artifacts.archive import ArtifactKind, Rejected
 from shiplint.diagnostics import Location
@@ -32,5 +32,9 @@ class Tree(Protocol):
     def read(self, name: str, limit: int = ...) -> bytes: ...
 
     def head(self, name: str, count: int) -> bytes: ...
+
+    def size(self, name: str) -> int: ...
+
+    def copy_to(self, name: str, target: IO[bytes]) -> int: ...
 
     def location(self, name: str | None = None) -> Location: ...

@@ -1,0 +1,72 @@
+"""The struct Mach-O reader gives lief's record, on every Mach-O file of real wheels, and a
+binary too large to hold is read through a file with the same result."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from shiplint import cache
+from shiplint.artifacts import archive, inventory, lief_reader
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.headers import MACHO_MAGICS
+from shiplint.artifacts.macho_reader import read_macho
+from shiplint.manifest.load import load_manifest
+
+from tests.material import EXAMPLE_MANIFEST, other_wheel, wheel
+
+
+def _macho_members(path: Path) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(path) as source:
+        out = []
+        for info in source.infolist():
+            if info.file_size and info.file_size < 64 * 1024 * 1024:
+                data = source.read(info)
+                if data[:4] in MACHO_MAGICS:
+                    out.append((info.filename, data))
+        return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [lambda: wheel("1.5.1", "macosx_14_0_arm64"), lambda: other_wheel("mlx")],
+    ids=["executorch-1.5.1-macos", "mlx-metal-0.32.4"],
+)
+def test_the_struct_reader_gives_liefs_record(path: object) -> None:
+    members = _macho_members(path())  # type: ignore[operator]
+    assert len(members) >= 2
+    for name, data in members:
+        mine = read_macho(data, name)
+        assert mine is not None, name
+        assert mine == lief_reader._read_macho(data, name), name
+
+
+@pytest.mark.parametrize("cut", [3, 40, 4000])
+def test_a_cut_short_file_is_left_to_lief(cut: int) -> None:
+    name, data = _macho_members(wheel("1.5.1", "macosx_14_0_arm64"))[0]
+    assert read_macho(data[:cut], name) is None
+
+
+def test_binaries_read_through_a_file_give_the_same_inventory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    manifest = load_manifest(EXAMPLE_MANIFEST)
+    path = wheel("1.5.1", "macosx_14_0_arm64")
+    # Nothing kept from an earlier run stands in for a read.
+    with cache.refusing_reuse(), open_artifact(path) as tree:
+        in_memory = inventory.read_inventory(tree, manifest)
+    # Every binary counts as large: copied into a file, mapped, read by the struct readers.
+    monkeypatch.setattr(inventory, "IN_MEMORY_BYTES", 0)
+    with cache.refusing_reuse(), open_artifact(path) as tree:
+        whole = tree.read
+
+        def read(name: str, limit: int = archive.DEFAULT_READ_LIMIT) -> bytes:
+            assert not name.endswith(".dylib"), f"{name} was read whole"
+            return whole(name, limit)
+
+        monkeypatch.setattr(tree, "read", read)
+        through_files = inventory.read_inventory(tree, manifest)
+    assert through_files.binaries == in_memory.binaries
+    assert through_files.unreadable == in_memory.unreadable
+    assert len(through_files.binaries) >= 10
