@@ -6,8 +6,8 @@
 #
 # Env (set from the action's inputs): INPUT_MANIFEST, INPUT_ROOT, INPUT_SOURCES,
 # INPUT_ARTIFACTS, INPUT_CMAKE, INPUT_CMAKE_VERSIONS, INPUT_FORMAT, INPUT_FAIL_ON,
-# INPUT_ANNOTATIONS, INPUT_SARIF_FILE, INPUT_ARGS; GITHUB_OUTPUT,
-# GITHUB_STEP_SUMMARY, RUNNER_TEMP.
+# INPUT_ANNOTATIONS, INPUT_SARIF_FILE, INPUT_ARGS, INPUT_CACHE_ENABLED, INPUT_CACHE_HOME,
+# SHIPLINT_CACHE_SECRET; GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP.
 set -euo pipefail
 
 venv="${RUNNER_TEMP}/shiplint-venv"
@@ -56,6 +56,15 @@ cannot_check() {  # message
   } >> "$GITHUB_OUTPUT"
   exit 2
 }
+
+# The user cache: the one restored for this run (cache.sh; its entries verified with
+# SHIPLINT_CACHE_SECRET), else an empty one of this run's and no secret.
+if [ "${INPUT_CACHE_ENABLED:-false}" = true ] && [ -n "${INPUT_CACHE_HOME:-}" ]; then
+  export XDG_CACHE_HOME="$INPUT_CACHE_HOME"
+else
+  export XDG_CACHE_HOME="$work/cache"
+  unset SHIPLINT_CACHE_SECRET
+fi
 
 args=(check --format json --output "$json" --root "$root")
 [ -z "${INPUT_MANIFEST:-}" ] || args+=(--manifest "$INPUT_MANIFEST")

@@ -20,19 +20,32 @@ def entry_path(kind: str, name: str) -> Path:
     return cache.cache_dir() / kind / name
 
 
-def forge(kind: str, name: str, payload: bytes, way: str = "attacker-key") -> Path:
-    """Write `payload` as the entry `kind`/`name`, authenticated the forger's `way`."""
+def secret_key(secret: str) -> bytes:
+    """The key a cache secret (SHIPLINT_CACHE_SECRET) stands for."""
+    return hashlib.sha256(b"shiplint cache secret\0" + secret.encode()).digest()
+
+
+def entry_bytes(kind: str, name: str, payload: bytes, key: bytes) -> bytes:
+    """An entry as shiplint writes it, authenticated with `key`."""
+    mac = hmac.new(key, f"{kind}\0{name}\0".encode(), hashlib.sha256)
+    mac.update(payload)
+    return MAGIC + mac.digest() + payload
+
+
+def forge(
+    kind: str, name: str, payload: bytes, way: str = "attacker-key", root: Path | None = None
+) -> Path:
+    """Write `payload` as the entry `kind`/`name` (of the cache directory `root`, default
+    the user's), authenticated the forger's `way`."""
     if way == "attacker-key":
-        mac = hmac.new(b"\x00" * 32, f"{kind}\0{name}\0".encode(), hashlib.sha256)
-        mac.update(payload)
-        data = MAGIC + mac.digest() + payload
+        data = entry_bytes(kind, name, payload, b"\x00" * 32)
     elif way == "plain-digest":
         data = MAGIC + hashlib.sha256(payload).digest() + payload
     elif way == "format-1":
         data = b"shiplint-cache 1\n" + hashlib.sha256(payload).digest() + payload
     else:
         raise ValueError(way)
-    path = entry_path(kind, name)
+    path = (root or cache.cache_dir()) / kind / name
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     path.write_bytes(data)
     return path

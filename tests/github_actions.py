@@ -4,15 +4,22 @@ Just enough of the runner to exercise `action.yml` for real: `${{ }}` expression
 for inputs (with their defaults), `github.*`, `runner.*` and step outputs;
 each `run:` step in `bash --noprofile --norc -eo pipefail` with its `env:`, a
 fresh GITHUB_OUTPUT file per step, one GITHUB_STEP_SUMMARY for the job, and the
-workspace as the working directory. An expression it does not know fails the
-test rather than being left in place.
+workspace as the working directory. A step's `if:` (`always()`, `==`, `!=`, `&&`)
+decides whether it runs; without one it runs while no step has failed.
+`actions/cache/restore` and `actions/cache/save` keep directories in a local
+cache service (a directory per key; the newest matching a restore prefix is
+restored). An expression it does not know fails the test rather than being left
+in place.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +27,7 @@ from typing import Any
 import yaml
 
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_RUN_IDS = itertools.count(1000)
 
 
 @dataclass
@@ -65,6 +73,7 @@ def run_action(
     inputs: dict[str, str],
     *,
     extra_env: dict[str, str] | None = None,
+    cache_service: Path | None = None,
 ) -> ActionRun:
     action = load_action(action_dir / "action.yml")
     declared = action.get("inputs", {})
@@ -90,13 +99,23 @@ def run_action(
         "GITHUB_WORKSPACE": str(workspace),
         "GITHUB_STEP_SUMMARY": str(summary),
         "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_RUN_ID": str(next(_RUN_IDS)),
+        "GITHUB_RUN_ATTEMPT": "1",
         **(extra_env or {}),
     }
+    service = cache_service or Path(tempfile.mkdtemp(prefix="actions-cache-"))
     stdout, stderr, ran = [], [], []
     returncode = 0
     for index, step in enumerate(action["runs"]["steps"]):
         step_id = step.get("id", f"step{index}")
+        if not condition(step.get("if"), context, failed=returncode != 0):
+            continue
         ran.append(step_id)
+        if "uses" in step:
+            with_ = {k: substitute(str(v), context) for k, v in step.get("with", {}).items()}
+            for key, value in use_cache(step["uses"], with_, service).items():
+                context[f"steps.{step_id}.outputs.{key}"] = value
+            continue
         output_file = runner_temp / f"output-{step_id}"
         output_file.write_text("")
         env = {
@@ -119,9 +138,8 @@ def run_action(
         stderr.append(done.stderr)
         for key, value in parse_output_file(output_file.read_text()).items():
             context[f"steps.{step_id}.outputs.{key}"] = value
-        if done.returncode != 0:
+        if done.returncode != 0 and returncode == 0:
             returncode = done.returncode
-            break
     outputs = {
         name: substitute(str(spec["value"]), context, missing="")
         for name, spec in action.get("outputs", {}).items()
@@ -198,3 +216,56 @@ _REGISTERED = {
     "error", "warning", "notice", "debug", "group", "endgroup", "add-mask", "stop-commands",
     "echo", "add-matcher", "remove-matcher", "set-output", "save-state", "set-env", "add-path",
 }  # fmt: skip
+
+
+def condition(text: str | None, context: dict[str, str], failed: bool) -> bool:
+    """A step's `if:`: terms joined by `&&`, each `always()` or `a == b` / `a != b` over
+    context names and quoted strings; without `always()` the step also needs no failure."""
+    if text is None:
+        return not failed
+    text = EXPRESSION.sub(lambda m: m.group(1), text.strip())
+    ok = True
+    always = False
+    for term in (t.strip() for t in text.split("&&")):
+        if term == "always()":
+            always = True
+            continue
+        match = re.fullmatch(r"(\S+)\s*(==|!=)\s*(\S+)", term)
+        assert match, f"condition the simulated runner does not know: {term}"
+        left, right = operand(match.group(1), context), operand(match.group(3), context)
+        ok = ok and ((left == right) if match.group(2) == "==" else (left != right))
+    return ok and (always or not failed)
+
+
+def operand(text: str, context: dict[str, str]) -> str:
+    if text.startswith("'") and text.endswith("'"):
+        return text[1:-1]
+    if text in context or text.startswith("steps."):
+        return context.get(text, "")  # an output never set is empty
+    raise AssertionError(f"expression the simulated runner does not know: {text}")
+
+
+def use_cache(uses: str, with_: dict[str, str], service: Path) -> dict[str, str]:
+    """actions/cache/restore and /save against a local service: one directory per key."""
+    name, _, version = uses.partition("@")
+    assert version == "v4", uses
+    path = Path(with_["path"])
+    if name == "actions/cache/restore":
+        exact = service / with_["key"]
+        prefixes = [p for p in with_.get("restore-keys", "").splitlines() if p]
+        hit: Path | None = None
+        if exact.is_dir():
+            hit = exact
+        else:
+            matches = [d for d in service.iterdir() if any(d.name.startswith(p) for p in prefixes)]
+            if matches:
+                hit = max(matches, key=lambda d: d.stat().st_mtime_ns)
+        if hit is None:
+            return {"cache-hit": "false"}
+        shutil.copytree(hit, path, symlinks=True, dirs_exist_ok=True)
+        return {"cache-hit": str(hit == exact).lower(), "cache-matched-key": hit.name}
+    assert name == "actions/cache/save", uses
+    target = service / with_["key"]
+    if path.is_dir() and not target.exists():
+        shutil.copytree(path, target, symlinks=True)
+    return {}

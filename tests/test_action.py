@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import marshal
 import re
 import shutil
 import zipfile
@@ -23,6 +24,7 @@ import yaml
 from shiplint.cli import main as cli_main
 from shiplint.report import reporter
 
+from tests.cache_forgery import entry_bytes, forge, secret_key
 from tests.github_actions import ActionRun, load_action, log_commands, run_action
 from tests.material import EXAMPLE_MANIFEST
 from tests.real_reports import (
@@ -96,6 +98,12 @@ def test_action_definition_is_wired() -> None:
     used = set(re.findall(r"\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}", text))
     assert used == declared, "every input is used, and only declared inputs are"
     for step in action["runs"]["steps"]:
+        if "uses" in step:
+            # Only GitHub's cache, and only what the cache step decided (no input).
+            assert step["uses"] in ("actions/cache/restore@v4", "actions/cache/save@v4")
+            assert "inputs." not in json.dumps(step), step["name"]
+            assert "steps.cache.outputs.enabled == 'true'" in step["if"]
+            continue
         # Inputs reach scripts through env only: spliced into `run:` they would be code.
         assert "${{" not in step["run"], step["name"]
         script = re.search(r"action/[a-z]+\.sh", step["run"])
@@ -109,7 +117,7 @@ def test_action_definition_is_wired() -> None:
 def test_clean_project_passes(action_dir: Path, workspace: Path, runner_temp: Path) -> None:
     result = run(action_dir, workspace, runner_temp)
     assert result.returncode == 0, result.stderr
-    assert result.steps == ["install", "check"]
+    assert result.steps == ["install", "cache", "check"]
     assert result.outputs["verdict"] == "passed"
     assert {k: result.outputs[k] for k in ("errors", "warnings", "infos", "waived", "failing")} == {
         "errors": "0",
@@ -393,3 +401,71 @@ def test_names_in_the_log_are_never_workflow_commands(
     assert len(annotations) == len(found)
     assert not any(c.data.startswith("from a member name") for c in annotations)
     assert not any(c.data.startswith("forged") for c in annotations)
+
+
+def _saved(service: Path) -> list[Path]:
+    return sorted(service.iterdir())
+
+
+def _cached_run(
+    action_dir: Path, workspace: Path, runner_temp: Path, service: Path, **inputs: str
+) -> tuple[ActionRun, list[str]]:
+    inputs = {"sources": "false", "artifacts": "dist/*.whl", **inputs}
+    result = run_action(action_dir, workspace, runner_temp, inputs, cache_service=service)
+    (runner_temp / "step-summary.md").unlink()
+    return result, sorted(re.findall(r"title=(SL\d+) ", result.stdout))
+
+
+def test_the_cache_is_kept_between_runs_only_with_a_secret(
+    action_dir: Path, workspace: Path, runner_temp: Path, tmp_path: Path
+) -> None:
+    _wheel_without_library(workspace)
+    (workspace / "pyproject.toml").write_text('[tool.shiplint]\nfail-on = "error"\n')
+    service = tmp_path / "cache-service"
+    service.mkdir()
+    # No secret (a fork's pull request): nothing restored, nothing saved, a cold run.
+    for _ in range(2):
+        cold, codes = _cached_run(action_dir, workspace, runner_temp, service)
+        assert (cold.returncode, codes) == (1, ["SL114", "SL301"])
+        assert cold.steps == ["install", "cache", "check"]
+        assert "no cache-secret given" in cold.stdout
+        assert _saved(service) == []
+    secret = "the repository's secret"
+    first, codes = _cached_run(
+        action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
+    )
+    assert (first.returncode, codes) == (1, ["SL114", "SL301"])
+    assert first.steps == ["install", "cache", "restore", "check", "save"]
+    (archive,) = _saved(service)
+    assert archive.name.startswith("shiplint-cache-")
+    assert not (archive / ".key").exists()  # the secret is the key: none travels
+    (table,) = (archive / "pyproject-table").iterdir()
+    second, codes = _cached_run(
+        action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
+    )
+    assert (second.returncode, codes) == (1, ["SL114", "SL301"])
+    assert len(_saved(service)) == 2  # restored from the first, saved under its own run
+
+    # What a forger planted in the kept cache: a table that hides every finding.
+    hiding = marshal.dumps({"fail-on": "error", "ignore": ["SL"]})
+    for archive in _saved(service):
+        forge("pyproject-table", table.name, hiding, root=archive)
+    forged, codes = _cached_run(
+        action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
+    )
+    assert (forged.returncode, codes) == (1, ["SL114", "SL301"])
+
+    # The same table authenticated with the secret (as a run holding it would have
+    # kept it) is restored and used: the check above failed for want of the secret only.
+    for archive in _saved(service):
+        path = archive / "pyproject-table" / table.name
+        path.write_bytes(entry_bytes("pyproject-table", table.name, hiding, secret_key(secret)))
+    trusted, codes = _cached_run(
+        action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
+    )
+    assert (trusted.returncode, codes) == (0, [])
+    # A fork's pull request (no secret) never restores it; under another secret it is
+    # restored and does not verify.
+    for inputs in ({}, {"cache-secret": "a guess"}):
+        other, codes = _cached_run(action_dir, workspace, runner_temp, service, **inputs)
+        assert (other.returncode, codes) == (1, ["SL114", "SL301"])

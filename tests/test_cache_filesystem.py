@@ -23,7 +23,7 @@ ROOT = os.geteuid() == 0
 def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
-    monkeypatch.delenv(cache.SECRET_VARIABLE, raising=False)
+    cache.forget_secret()
     cache.write("kind", "made", b"so the directories exist")
     return tmp_path / "xdg" / "shiplint"
 

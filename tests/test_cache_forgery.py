@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,12 +30,13 @@ EXAMPLE = REPO / "examples" / "executorch" / "shiplint.yaml"
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
-    monkeypatch.delenv(cache.SECRET_VARIABLE, raising=False)
-    return home / "shiplint"
+    cache.forget_secret()
+    yield home / "shiplint"
+    cache.forget_secret()
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -61,8 +66,21 @@ def test_entries_written_under_a_secret_verify_only_under_it(
     assert not (cache.cache_dir() / ".key").exists()
     monkeypatch.setenv(cache.SECRET_VARIABLE, "a fork's guess")
     assert cache.read("kind", "entry") is None
-    monkeypatch.delenv(cache.SECRET_VARIABLE)
+    cache.forget_secret()
     assert cache.read("kind", "entry") is None  # the directory's own key is another
+
+
+def test_no_process_shiplint_starts_inherits_the_secret() -> None:
+    code = (
+        "import os, subprocess, sys\n"
+        "import shiplint.cli\n"
+        "print(subprocess.run(['env'], capture_output=True, text=True).stdout)\n"
+    )
+    env = {**os.environ, cache.SECRET_VARIABLE: "s3cr3t-value", "PYTHONPATH": str(REPO / "linter")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert "s3cr3t-value" not in done.stdout and "PATH=" in done.stdout
 
 
 def test_the_key_file_is_private_and_made_once(_fresh_cache: Path) -> None:

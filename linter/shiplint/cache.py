@@ -88,6 +88,15 @@ _lock = threading.Lock()
 _keys: dict[tuple[int, int], bytes] = {}
 # Directories already refused, so each is reported once.
 _refused: set[str] = set()
+# The key SHIPLINT_CACHE_SECRET gave, once taken out of the environment.
+_given: bytes | None = None
+
+
+def forget_secret() -> None:
+    """Use the directory's own key again (a secret given before is forgotten)."""
+    global _given
+    os.environ.pop(SECRET_VARIABLE, None)
+    _given = None
 
 
 class _Refused(Exception):
@@ -299,12 +308,23 @@ def _say_once(message: str) -> None:
     )
 
 
+def _taken_secret() -> bytes | None:
+    """The key SHIPLINT_CACHE_SECRET stands for, taken out of the environment so that
+    no process shiplint starts (CMake, a config's commands, a probe's program) inherits
+    it; kept for this process once taken."""
+    global _given
+    text = os.environ.pop(SECRET_VARIABLE, "")
+    if text:
+        _given = hashlib.sha256(b"shiplint cache secret\0" + text.encode()).digest()
+    return _given
+
+
 def _secret(root: int, path: Path) -> bytes:
     """The key entries are authenticated with: from SHIPLINT_CACHE_SECRET, else the
     directory's own key file, made on first use."""
-    given = os.environ.get(SECRET_VARIABLE, "")
-    if given:
-        return hashlib.sha256(b"shiplint cache secret\0" + given.encode()).digest()
+    given = _taken_secret()
+    if given is not None:
+        return given
     info = os.fstat(root)
     identity = (info.st_dev, info.st_ino)
     with _lock:
@@ -502,3 +522,7 @@ def _remove(directory: int, name: str, size: int) -> int:
     except OSError:
         return 0
     return size
+
+
+# Taken at import: the CLI imports this module before it starts any process.
+_taken_secret()
