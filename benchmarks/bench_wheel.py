@@ -95,6 +95,10 @@ def _shiplint(wheels: list[Path], checkout: Path = REPO, *options: str) -> Comma
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(checkout / "linter")
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    if checkout != REPO:
+        # A baseline keeps its user cache apart: another entry format would replace this
+        # checkout's entries each round, and each would time a cold cache.
+        env["XDG_CACHE_HOME"] = str(PYCACHE.with_name(f"shiplint-bench-cache-{checkout.name}"))
     return [*command, *map(str, wheels)], env
 
 

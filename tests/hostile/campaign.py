@@ -23,6 +23,7 @@ from pathlib import Path
 from tests.hostile import (
     cases_archives,
     cases_binaries,
+    cases_cache,
     cases_configs,
     cases_confinement,
     cases_faults,
@@ -41,6 +42,7 @@ CLASSES: dict[str, Callable[[int, int], Iterator[Case]]] = {
     "configs": cases_configs.cases,
     "confinement": cases_confinement.cases,
     "faults": cases_faults.cases,
+    "cache": cases_cache.cases,
 }
 # Cases per class: the long form covers every generator several times; the short form
 # (CI, fixed seed) one pass over the cheapest ones.
@@ -53,6 +55,7 @@ LONG = {
     "configs": 60,
     "confinement": 18,
     "faults": 33,
+    "cache": 22,
 }
 SHORT = {
     "binaries": 6,
@@ -63,6 +66,7 @@ SHORT = {
     "configs": 6,
     "confinement": 9,
     "faults": 4,
+    "cache": 4,
 }
 # Past this many seconds a case is a hang (the acceptance bound is 30 s per case).
 LIMIT = 60.0
@@ -95,7 +99,7 @@ def _failure(r: Record) -> str:
     ]
     what += [
         f"{k}={getattr(r, k)}"
-        for k in ("outside", "leftover_temp", "strays", "leaked", "connections")
+        for k in ("outside", "leftover_temp", "strays", "leaked", "connections", "missing")
         if getattr(r, k)
     ]
     tail = r.stderr_tail.strip().splitlines()[-1:] if r.stderr_tail.strip() else []
@@ -109,8 +113,8 @@ def summary(records: list[Record]) -> str:
     """The figures per class, as a Markdown table."""
     lines = [
         "| class | cases | internal errors | tracebacks | hangs | wrong exit | writes outside "
-        "| temp left | stray processes | leaks | connections | peak MiB | slowest s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| temp left | stray processes | leaks | connections | findings hidden | peak MiB | slowest s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     groups: dict[str, list[Record]] = {}
     for r in records:
@@ -127,6 +131,7 @@ def summary(records: list[Record]) -> str:
             f"| {sum(r.unexpected_exit for r in rs)} | {sum(bool(r.outside) for r in rs)} "
             f"| {sum(bool(r.leftover_temp) for r in rs)} | {sum(bool(r.strays) for r in rs)} "
             f"| {sum(bool(r.leaked) for r in rs)} | {sum(r.connections for r in rs)} "
+            f"| {sum(bool(r.missing) for r in rs)} "
             f"| {heaviest.peak_mib} ({heaviest.name}) "
             f"| {slowest.seconds} ({slowest.name}) |"
         )

@@ -88,6 +88,9 @@ class Case:
     forbidden: tuple[str, ...] = ()
     # Where the report goes: a file, /dev/full, or a closed descriptor.
     stdout: str = "file"
+    # Text the output must hold (the findings a tampered cache must not hide); a list the
+    # build may fill, as what is required is known only once the input is made.
+    required: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -109,6 +112,8 @@ class Record:
     stderr_tail: str
     # Connections the case made to the workspace's loopback listener.
     connections: int = 0
+    # Required text the output lacked (a finding hidden).
+    missing: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -122,6 +127,7 @@ class Record:
             or self.strays
             or self.leaked
             or self.connections
+            or self.missing
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -223,6 +229,7 @@ def _run(case: Case, ws: Workspace, args: list[str], before: set[str], limit: fl
         leaked=[s for s in case.forbidden if s in text or s in report]
         + [f"{s} kept in {where}" for s, where in _kept(ws.home / ".cache", case.forbidden)],
         stderr_tail=text[-400:],
+        missing=[s for s in case.required if s not in text and s not in report],
     )
 
 
