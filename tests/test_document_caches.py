@@ -61,8 +61,8 @@ def test_a_document_with_problems_is_reported_every_time() -> None:
 
 @pytest.mark.parametrize("payload", [b"not marshal", b"\xe9\x02", b"\xe9\x00\x00\x00\x00"])
 def test_an_entry_that_does_not_decode_is_parsed_again(payload: bytes) -> None:
-    name = cache.key(yamldoc._KIND.encode(), yamldoc._identity(), _EVERY_FORM.encode())
-    cache.write(yamldoc._KIND, name, payload)
+    name = yamldoc._DOCUMENTS.key(_EVERY_FORM.encode())
+    cache.write(yamldoc._DOCUMENTS.kind, name, payload)
     assert _parsed(_EVERY_FORM).data == yamldoc._parse(_EVERY_FORM, "m.yaml").data
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from shiplint import cache
 from shiplint.sources.cmake_parse import parse_cmake
-from shiplint.sources.parse_cache import _KIND, _identity, parse_cached
+from shiplint.sources.parse_cache import _PARSES, parse_cached
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
@@ -95,15 +95,15 @@ def test_a_file_parsed_before_is_not_parsed_again(tmp_path: Path) -> None:
     ids=["garbage", "truncated", "wrong-shape", "short-argument"],
 )
 def test_an_entry_that_does_not_decode_is_parsed_again(payload: bytes) -> None:
-    name = cache.key(_KIND.encode(), _identity(), _EVERY_FORM)
-    cache.write(_KIND, name, payload)
+    name = _PARSES.key(_EVERY_FORM)
+    cache.write(_PARSES.kind, name, payload)
     assert parse_cached(_EVERY_FORM) == parse_cmake(_EVERY_FORM)
     # And the entry was replaced by a good one.
-    stored = cache.read(_KIND, name)
+    stored = cache.read(_PARSES.kind, name)
     assert stored is not None and marshal.loads(stored)
 
 
 def test_an_unknown_statement_is_parsed_again() -> None:
-    name = cache.key(_KIND.encode(), _identity(), _EVERY_FORM)
-    cache.write(_KIND, name, marshal.dumps((((9, "x"),), ())))
+    name = _PARSES.key(_EVERY_FORM)
+    cache.write(_PARSES.kind, name, marshal.dumps((((9, "x"),), ())))
     assert parse_cached(_EVERY_FORM) == parse_cmake(_EVERY_FORM)

@@ -6,14 +6,13 @@ and the installed PyYAML), so a hook whose rules fire imports no YAML parser.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import marshal
 from dataclasses import dataclass
 from typing import Any
 
 from shiplint import cache
 from shiplint.diagnostics import Severity
+from shiplint.memo import Memo
 from shiplint.resources import data_dir, schema_path
 from shiplint.validity import known_valid, remember_valid
 
@@ -32,7 +31,6 @@ class RuleDoc:
 
 
 _SCHEMA = "rule.schema.json"
-_KIND = "rule-document"
 
 
 @functools.cache
@@ -78,20 +76,18 @@ def rule_doc(code: str) -> RuleDoc:
 
 def _load(content: bytes) -> Any:
     """The document's data, from the cache when these bytes were read before."""
-    name = cache.key(_KIND.encode(), cache.installed("yaml"), content)
-    payload = cache.read(_KIND, name)
-    if payload is not None:
-        try:
-            return marshal.loads(payload)
-        except (EOFError, ValueError, TypeError):
-            pass  # another format's entry, or damaged: read again and replaced
+    return _DOCUMENTS.through(lambda: _parsed(content), content)
+
+
+def _parsed(content: bytes) -> Any:
     import yaml
 
-    raw = yaml.load(content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    # A value marshal does not keep (a date) leaves the document to be read each time.
-    with contextlib.suppress(ValueError):
-        cache.write(_KIND, name, marshal.dumps(raw))
-    return raw
+    return yaml.load(content, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+# Kept per document and installed PyYAML; a value marshal does not keep (a date)
+# leaves the document to be read each time.
+_DOCUMENTS: Memo[Any] = Memo("rule-document", lambda: cache.installed("yaml"))
 
 
 @functools.cache

@@ -7,8 +7,6 @@ unchanged project imports no TOML parser; it is checked again on every run.
 
 from __future__ import annotations
 
-import contextlib
-import marshal
 import math
 import re
 import sys
@@ -16,14 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shiplint import cache
 from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Location, Severity, parse_fail_on
 from shiplint.manifest.errors import InputError, Problem
+from shiplint.memo import Memo, constant
 from shiplint.plural import counted
 from shiplint.suggest import did_you_mean
-
-_KIND = "pyproject-table"
 
 
 @dataclass(frozen=True)
@@ -86,20 +82,19 @@ def load_config(root: Path) -> Config:
 def _table(text: str, label: str) -> dict[str, Any] | None:
     """The [tool.shiplint] table of the file's text, None without one; InputError for a
     file that is not TOML or whose `tool` or `tool.shiplint` is not a table."""
-    name = cache.key(_KIND.encode(), sys.version.encode(), text.encode("utf-8"))
-    payload = cache.read(_KIND, name)
-    if payload is not None:
-        try:
-            stored = marshal.loads(payload)
-        except (EOFError, ValueError, TypeError):
-            stored = ()  # another format's entry, or damaged: parsed again
-        if stored is None or isinstance(stored, dict):
-            return stored
-    table = _parsed_table(text, label)
-    # A value marshal does not keep (a TOML date) leaves the file to be parsed each time.
-    with contextlib.suppress(ValueError):
-        cache.write(_KIND, name, marshal.dumps(table))
-    return table
+    return _TABLES.through(lambda: _parsed_table(text, label), text.encode("utf-8"))
+
+
+def _table_or_none(stored: Any) -> dict[str, Any] | None:
+    if stored is None or isinstance(stored, dict):
+        return stored
+    raise TypeError("not a table")
+
+
+# Kept per file text and interpreter (what tomllib is); checked again like a fresh parse.
+_TABLES: Memo[dict[str, Any] | None] = Memo(
+    "pyproject-table", constant(sys.version.encode()), decode=_table_or_none
+)
 
 
 def _parsed_table(text: str, label: str) -> dict[str, Any] | None:

@@ -13,7 +13,6 @@ loads the same manifest on every commit, and then imports no YAML parser.
 from __future__ import annotations
 
 import functools
-import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from shiplint import cache
 from shiplint.diagnostics import Location
 from shiplint.manifest.errors import InputError, Problem
+from shiplint.memo import Memo
 
 if TYPE_CHECKING:
     import yaml
@@ -38,8 +38,6 @@ _TEXT_TAGS = {"tag:yaml.org,2002:timestamp"}
 _COLLECTION_TAGS = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 
 PathKey = tuple[str | int, ...]
-
-_KIND = "yaml-document"
 
 
 @functools.cache
@@ -107,28 +105,26 @@ def _position(raw: bytes, offset: int) -> tuple[int, int]:
 
 def parse_yaml(text: str, label: str) -> Document:
     """The document in `text`, with every value's and key's position; raises InputError."""
-    content = text.encode("utf-8")
-    name = cache.key(_KIND.encode(), _identity(), content)
-    payload = cache.read(_KIND, name)
-    if payload is not None:
-        try:
-            data, marks, key_marks = marshal.loads(payload)
-            return Document(label, data, marks, key_marks)
-        except (EOFError, ValueError, TypeError):
-            pass  # another format's entry, or damaged: parsed again and replaced
-    doc = _parse(text, label)
-    try:
-        payload = marshal.dumps((doc.data, doc.marks, doc.key_marks))
-    except ValueError:  # nested past marshal's depth: parsed each time
-        return doc
-    cache.write(_KIND, name, payload)
-    return doc
+    data, marks, key_marks = _DOCUMENTS.through(lambda: _plain(_parse(text, label)), text.encode())
+    return Document(label, data, marks, key_marks)
+
+
+def _plain(doc: Document) -> tuple[Any, Any, Any]:
+    return doc.data, doc.marks, doc.key_marks
+
+
+def _triple(stored: Any) -> tuple[Any, Any, Any]:
+    data, marks, key_marks = stored
+    return data, marks, key_marks
 
 
 @functools.cache
 def _identity() -> bytes:
     """What else decides a parse: this module's code and the installed PyYAML."""
     return cache.source_bytes((Path(__file__),)) + b"\0" + cache.installed("yaml")
+
+
+_DOCUMENTS: Memo[tuple[Any, Any, Any]] = Memo("yaml-document", _identity, decode=_triple)
 
 
 def _parse(text: str, label: str) -> Document:

@@ -12,11 +12,11 @@ the parser's frozen statements; an entry that does not decode is parsed again.
 from __future__ import annotations
 
 import functools
-import marshal
 from pathlib import Path
 from typing import Any
 
 from shiplint import cache
+from shiplint.memo import Memo
 from shiplint.sources import bounds, cmake_parse
 from shiplint.sources.cmake_parse import (
     Arg,
@@ -31,26 +31,12 @@ from shiplint.sources.cmake_parse import (
     parse_cmake,
 )
 
-_KIND = "cmake-parse"
 _COMMAND, _IF, _DEFINITION, _LOOP = range(4)
 
 
 def parse_cached(source: bytes) -> ParsedFile:
     """`parse_cmake(source)`, from the cache when these bytes were parsed before."""
-    name = cache.key(_KIND.encode(), _identity(), source)
-    payload = cache.read(_KIND, name)
-    if payload is not None:
-        try:
-            return _decode(marshal.loads(payload))
-        except (EOFError, ValueError, TypeError, IndexError):
-            pass  # another format's entry, or damaged: parse again and replace it
-    parsed = parse_cmake(source)
-    try:
-        payload = marshal.dumps(_encode(parsed))
-    except ValueError:  # nested past marshal's depth: such a file is parsed each time
-        return parsed
-    cache.write(_KIND, name, payload)
-    return parsed
+    return _PARSES.through(lambda: parse_cmake(source), source)
 
 
 @functools.cache
@@ -121,3 +107,8 @@ def _decode_statements(raw: Any) -> tuple[Statement, ...]:
         else:
             raise ValueError(f"unknown statement tag {tag!r}")
     return tuple(out)
+
+
+# Kept per file bytes, converting code and grammar; a tree nested past marshal's depth
+# is parsed each time.
+_PARSES: Memo[ParsedFile] = Memo("cmake-parse", _identity, encode=_encode, decode=_decode)
