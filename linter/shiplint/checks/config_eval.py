@@ -586,6 +586,25 @@ def evaluation_not_confined(manifest: Manifest, ev: ConfigEvaluation) -> Iterato
     )
 
 
+# --- SL127 ----------------------------------------------------------------------
+
+
+def host_answered_for_platform(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    """Said once per evaluation: what the config was told may be the host's, not the
+    platform's, so what it published may differ from what a consumer there sees."""
+    if not ev.host_answers:
+        return
+    asked = "; ".join(f"`{a}`" for a in ev.host_answers)
+    yield Finding(
+        message=f"the config asked the host {asked} on {_on(ev)}, which no stand-in answers "
+        f"for {ev.platform}: the host answered, so what the config published there may "
+        "not be what a consumer on that platform gets",
+        location=ev.config,
+        subject=_subject(ev),
+        hint="Read the result with that in mind, or check the artifact on its own platform.",
+    )
+
+
 # --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
 
 
@@ -866,4 +885,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL121", ConfigEvaluation, imported_target_type_mismatch),
     Rule("SL122", ConfigEvaluation, evaluation_not_confined),
     Rule("SL126", ConfigEvaluation, absent_component_refusal_unnamed),
+    Rule("SL127", ConfigEvaluation, host_answered_for_platform),
 )
