@@ -256,7 +256,7 @@ def test_a_forged_or_moved_kept_read_is_not_used(way: str) -> None:
     assert kept_reads.kept_pointers(clean) == image
 
     def name(fingerprint: bytes) -> str:
-        return kept_reads._name(kept_reads._POINTERS, fingerprint)
+        return kept_reads._POINTERS_MEMO.key(fingerprint)
 
     transplant(kept_reads._POINTERS, name(clean), name(read_badly))
     assert kept_reads.kept_pointers(read_badly) is None
