@@ -167,6 +167,16 @@ def _eigen(manifest: Manifest) -> None:
     )
 
 
+def _torch(manifest: Manifest) -> None:
+    # A 368 MiB libtorch_cpu.dylib read without holding it; INTERFACE targets beside
+    # the libraries' own.
+    assert {"c10", "torch", "torch_cpu"} <= {c.name for c in manifest.components}
+    headeronly = manifest.component("headeronly")
+    assert headeronly is not None and headeronly.header_only
+    library = manifest.library("torch_cpu")
+    assert library is not None and library.placements[0].selector.os == "macos"
+
+
 SHAPES = {
     "openvino": _openvino,
     "mlx": _mlx,
@@ -174,6 +184,7 @@ SHAPES = {
     "pybind11": _pybind11,
     "fmt": _fmt,
     "eigen": _eigen,
+    "torch": _torch,
 }
 
 

@@ -4,7 +4,7 @@ The material spans the shapes init must start from: every ExecuTorch platform, a
 release with no shared runtime (1.4.1), a runtime wheel whose config ships in another
 (tbb), a py3-none-any header-only package with no binary at all (pybind11), INTERFACE
 targets beside unrelated libraries (cmeel-eigen), byte-identical library copies
-(cmeel-fmt).
+(cmeel-fmt), a 368 MiB dylib (torch on macOS).
 
 For each wheel in the material cache, `shiplint init` (with both CMake routes) writes a
 manifest, alone when the wheel is enough and otherwise together with what init asks
@@ -72,6 +72,7 @@ EXECUTORCH = (
     ("1.5.1", "macosx_14_0_arm64"),
     ("1.5.1", "win_amd64"),
     ("1.4.1", "manylinux_2_28_x86_64"),
+    ("1.0.1", "macosx_12_0_arm64"),
 )
 
 
