@@ -49,7 +49,7 @@ def test_each_rule_module_is_listed_with_its_code_prefix_and_the_areas_it_reads(
         (True, (), (), {"meta", "config_eval", "sources"}),
         (True, (), ("SL2",), {"meta", "sources"}),
         (False, (Path("a.whl"),), ("SL3",), {"meta", "artifacts", "symbols", "requirements",
-                                             "wheel_name", "import_libraries", "platform_promises"}),
+                                             "wheel_name", "import_libraries", "platform_promises", "include_closure"}),
         (False, (Path("a.whl"),), (), {name for name, _, _ in MODULES} - {"sources", "link_probe", "header_probe"}),
     ],
     ids=["hook", "hook-sl2", "artifact-sl3", "artifact"],
@@ -72,7 +72,11 @@ def test_a_run_loads_the_rule_modules_it_can_use(
     ("select", "link_probe", "reads"),
     [
         ("SL1", False, {Input.LISTING, Input.CMAKE}),
-        ("SL3", False, {Input.LISTING, Input.BINARIES}),
+        # The include closure (SL343-SL348) reads the config's published include
+        # directories: the SL3 artifact rules but it read no CMake.
+        ("SL3", False, {Input.LISTING, Input.BINARIES, Input.CMAKE}),
+        ("SL31", False, {Input.LISTING, Input.BINARIES}),
+        ("SL343", False, {Input.LISTING, Input.CMAKE}),
         ("SL4", False, {Input.LISTING, Input.BINARIES}),
         ("SL5", False, set()),
         ("SL5", True, {Input.LISTING, Input.BINARIES, Input.CMAKE, Input.CONSUMER_BUILDS}),
@@ -110,9 +114,15 @@ def test_a_config_only_run_reads_no_binary(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_an_artifact_only_run_starts_no_cmake(capsys: pytest.CaptureFixture[str]) -> None:
-    steps = _steps("SL3", capsys)
+    steps = _steps("SL31", capsys)
     assert BINARY_READER in steps and READING_BINARIES in steps
     assert EVALUATING_CONFIG not in steps and "operator registrations" not in steps
+
+
+def test_an_include_closure_run_reads_no_binary(capsys: pytest.CaptureFixture[str]) -> None:
+    steps = _steps("SL343", capsys)
+    assert EVALUATING_CONFIG in steps and "#include lines" in steps
+    assert BINARY_READER not in steps and READING_BINARIES not in steps
 
 
 def test_link_probe_rules_without_the_probe_read_nothing(

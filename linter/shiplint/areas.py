@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.model import Inventory
     from shiplint.cmake_eval.model import ConfigModel, VersionModel
     from shiplint.header_probe.model import HeaderModel
+    from shiplint.include_closure.model import IncludeModel
     from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
     from shiplint.sources.model import SourceModel
@@ -96,6 +97,7 @@ if TYPE_CHECKING:
         | OperatorRegistrations
         | ProbeModel
         | HeaderModel
+        | IncludeModel
     )
 
 _CMAKE_MODELS = "shiplint.cmake_eval.model"
@@ -134,6 +136,14 @@ HEADER_PROBE = Area(
     "HeaderModel",
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.HEADER_BUILDS}),
 )
+# The public headers' #include lines, against the include directories the evaluated
+# config publishes: no binary read, no compiler run.
+INCLUDE_CLOSURE = Area(
+    "header includes",
+    "shiplint.include_closure.model",
+    "IncludeModel",
+    frozenset({Input.LISTING, Input.CMAKE}),
+)
 AREAS = (
     SOURCES,
     CONFIG_SOURCE,
@@ -143,6 +153,7 @@ AREAS = (
     OPERATORS,
     LINK_PROBE,
     HEADER_PROBE,
+    INCLUDE_CLOSURE,
 )
 # Models the engine makes itself, from the other rules' results.
 ENGINE_MODELS: tuple[type[Any], ...] = (WaiverUsage, RuleCrash)

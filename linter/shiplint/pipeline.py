@@ -19,6 +19,7 @@ from shiplint.areas import (
     CONFIG_SOURCE,
     CONFIG_VERSION,
     HEADER_PROBE,
+    INCLUDE_CLOSURE,
     LINK_PROBE,
     OPERATORS,
     SOURCES,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.cmake_eval.model import ConfigModel, VersionModel
     from shiplint.header_probe.model import HeaderModel
+    from shiplint.include_closure.model import IncludeModel
     from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
     from shiplint.sources.model import CMakeProject, SourceModel
@@ -179,7 +181,7 @@ def _areas_of_one_artifact(
     with ThreadPoolExecutor(max_workers=2) as background:
         config = (
             background.submit(_config_artifact_models, tree, listing, request, manifest, progress)
-            if run.builds(CONFIG_ARTIFACT)
+            if run.builds(CONFIG_ARTIFACT) or run.builds(INCLUDE_CLOSURE)
             else None
         )
         version = (
@@ -195,7 +197,11 @@ def _areas_of_one_artifact(
             if run.builds(OPERATORS):
                 models.extend(_operator_models(tree, inventory, reader, manifest, progress))
         if config is not None:
-            models.extend(config.result())
+            evaluated = config.result()
+            if run.builds(CONFIG_ARTIFACT):
+                models.extend(evaluated)
+            if run.builds(INCLUDE_CLOSURE):
+                models.append(_include_closure_model(tree, listing, evaluated, manifest, progress))
         if version is not None:
             models.extend(version.result())
     if inventory is not None and run.builds(LINK_PROBE):
@@ -255,6 +261,38 @@ def _say_reused(models: list[ConfigModel], progress: Progress) -> None:
                 f"{package}{model.label} ({model.platform}) with CMake {model.cmake_version} "
                 f"({route}): {how}{runs}"
             )
+
+
+def _include_closure_model(
+    tree: Tree,
+    listing: Listing,
+    evaluated: list[ConfigModel],
+    manifest: Manifest,
+    progress: Progress,
+) -> IncludeModel:
+    """The public headers' includes, against the include directories the evaluated
+    config's imported targets publish (every route and package that has targets)."""
+    from shiplint.cmake_eval.model import ConfigEvaluation
+    from shiplint.include_closure.build import include_closure
+
+    progress.step(f"reading the #include lines of the public headers of {tree.label}")
+    targets = [
+        target
+        for model in evaluated
+        if isinstance(model, ConfigEvaluation)
+        for target in model.targets
+        if target.include_dirs
+    ]
+    published = dict.fromkeys(d for target in targets for d in target.include_dirs)
+    # Definitions every such target passes on are a consumer's for certain; one only some
+    # targets pass on is the consumer's choice of target, and stays unknown.
+    shared = set.intersection(*(set(t.compile_definitions) for t in targets)) if targets else set()
+    definitions = (
+        tuple(d for d in dict.fromkeys(targets[0].compile_definitions) if d in shared)
+        if targets
+        else ()
+    )
+    return include_closure(tree, listing, published, manifest, definitions)
 
 
 def _version_file_models(

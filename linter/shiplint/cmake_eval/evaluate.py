@@ -54,7 +54,6 @@ from shiplint.cmake_eval.results import (
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome
-from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, write_stand_ins
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -331,19 +330,10 @@ def evaluate_once(
             required,
             only,
         )
-        # What the config asks of the host (python3's sysconfig, uname) answered for the
-        # artifact's platform; what the host answered instead is noted with the results.
-        stand_ins = write_stand_ins(
-            here / "host",
-            TargetHost(layout.platform, layout.python, layout.platform_tag),
-            probe.source_dir / "results" / NOTES,
-        )
         # Writable: the evaluation's whole directory (this run's and the laid-out tree,
         # where the probe configures a .cmake.in source), nothing else.
         remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
-        outcome = configure_kept(
-            cmake, probe.source_dir, layout, here, remaining, languages, stand_ins
-        )
+        outcome = configure_kept(cmake, probe.source_dir, layout, here, remaining, languages)
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
@@ -406,13 +396,6 @@ def evaluate_once(
         unconfined=outcome.confinement is Confinement.NONE,
         reused=outcome.reused,
         runs=answers.runs,
-        host_answers=tuple(
-            dict.fromkeys(
-                asked
-                for run in answers.probes
-                for asked in host_answers(run.source_dir / "results" / NOTES)
-            )
-        ),
     )
 
 
@@ -507,6 +490,8 @@ def _targets(
                 link_options=link_options,
                 component=component,
                 build_machine_paths=_build_machine_paths((*link_libraries, *link_options), written),
+                include_dirs=cmake_list(record.get("INTERFACE_INCLUDE_DIRECTORIES", "")),
+                compile_definitions=cmake_list(record.get("INTERFACE_COMPILE_DEFINITIONS", "")),
             )
         )
     return tuple(sorted(out, key=lambda t: t.name))

@@ -112,6 +112,11 @@ class ImportedTarget:
     # Absolute paths outside the package in its link interface that the config files
     # spell out verbatim: written on the machine that built the package.
     build_machine_paths: tuple[str, ...] = ()
+    # INTERFACE_INCLUDE_DIRECTORIES: member paths when inside the evaluated tree, else
+    # verbatim (generator expressions kept as CMake left them).
+    include_dirs: tuple[str, ...] = ()
+    # INTERFACE_COMPILE_DEFINITIONS as CMake left them (`NAME`, `NAME=VALUE`, genexes).
+    compile_definitions: tuple[str, ...] = ()
 
     @property
     def retained(self) -> bool:
@@ -244,9 +249,6 @@ class ConfigEvaluation:
     reused: bool = False
     # CMake runs it took: one, plus one more per request a fatal error stopped (isolate.py).
     runs: int = 1
-    # What the config asked of the host that no stand-in could answer for the artifact's
-    # platform, so the host answered (`python -i`, `uname -r`; target_host.py).
-    host_answers: tuple[str, ...] = ()
 
     @property
     def artifact(self) -> str | None:

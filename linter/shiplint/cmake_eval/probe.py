@@ -85,7 +85,8 @@ function(_shiplint_targets _shiplint_file)
     _shiplint_q(_shiplint_v "${_shiplint_t}")
     string(APPEND _shiplint_line ",\"name\":${_shiplint_v}")
     foreach(_shiplint_p TYPE IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_CONFIGURATIONS
-                        INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS)
+                        INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS
+                        INTERFACE_INCLUDE_DIRECTORIES INTERFACE_COMPILE_DEFINITIONS)
       _shiplint_prop(_shiplint_raw "${_shiplint_t}" ${_shiplint_p})
       _shiplint_q(_shiplint_v "${_shiplint_raw}")
       string(APPEND _shiplint_line ",\"${_shiplint_p}\":${_shiplint_v}")

@@ -260,7 +260,12 @@ def _packaging(raw: Any) -> tuple[PackagingCall, ...]:
 def _headers(raw: dict[str, Any]) -> Headers:
     """`headers:` (the schema checked the shape)."""
     owners = tuple(HeaderOwner(tuple(o["headers"]), o["component"]) for o in raw.get("owners", ()))
-    return Headers(exclude=tuple(raw.get("exclude", ())), owners=owners)
+    return Headers(
+        exclude=tuple(raw.get("exclude", ())),
+        owners=owners,
+        required=tuple(raw.get("required", ())),
+        external=tuple(raw.get("external", ())),
+    )
 
 
 def _listing(raw: dict[str, Any] | None) -> RegistryListing | None:

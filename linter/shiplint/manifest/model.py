@@ -378,6 +378,12 @@ class Headers:
     exclude: tuple[str, ...] = ()
     # The first entry whose globs match a header names the component it is linked against.
     owners: tuple[HeaderOwner, ...] = ()
+    # Globs over a header's path below its include directory: each must match a shipped
+    # public header (a release that drops a core header is a defect).
+    required: tuple[str, ...] = ()
+    # Globs over `#include` spellings another package provides (`torch/*`, `c10/**`):
+    # includes of them are the consumer's to resolve, not the package's.
+    external: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Header include closure: every `#include` of a public header resolves for a consumer."""
