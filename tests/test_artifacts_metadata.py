@@ -57,6 +57,9 @@ def test_the_real_wheels_metadata_reads_as_packaging_reads_it() -> None:
             assert len(names) == 1, path
             data = archive.read(names[0])
         assert _reads(data) == _packaging_reads(data), path
+        # The Name SL324/SL325 compare with the file name, as packaging reads it.
+        name = parse_email(data.decode("utf-8", "replace"))[0].get("name")
+        assert parse_metadata(names[0], data).name == name, path
         read += 1
     # The 1.5.1 Linux wheel's own fields, as SL321 reads them.
     with zipfile.ZipFile(wheel("1.5.1", "manylinux_2_28_x86_64")) as archive:
@@ -65,7 +68,7 @@ def test_the_real_wheels_metadata_reads_as_packaging_reads_it() -> None:
     assert version == "1.5.1"
     assert 'numpy>=2.0.0; python_version >= "3.10"' in requires
     assert "torchao<0.19,>=0.18.0" in requires and "torch" not in requires
-    assert read == 9
+    assert read == len(_EXECUTORCH) + len(OTHER_WHEELS) + 1  # every wheel the material has
 
 
 MALFORMED = [

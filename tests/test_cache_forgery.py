@@ -243,3 +243,23 @@ def test_forged_compiler_code_is_never_included(way: str) -> None:
     planted = _detection_entry(files={"CMakeSystem.cmake": 'execute_process(COMMAND touch "x")\n'})
     forge("cmake-compilers", "k", json.dumps(planted).encode(), way)
     assert compilers.load("k") is None
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_or_moved_kept_read_is_not_used(way: str) -> None:
+    from shiplint.artifacts import kept_reads
+    from shiplint.artifacts.pointers import RelocatedPointers
+
+    clean, read_badly = b"\x01" * 16, b"\x02" * 16
+    image = RelocatedPointers(8, ((16, 32),), ((32, "kernel"),), frozenset())
+    kept_reads.keep_pointers(clean, image)
+    assert kept_reads.kept_pointers(clean) == image
+
+    def name(fingerprint: bytes) -> str:
+        return kept_reads._POINTERS_MEMO.key(fingerprint)
+
+    transplant(kept_reads._POINTERS, name(clean), name(read_badly))
+    assert kept_reads.kept_pointers(read_badly) is None
+    empty = marshal.dumps((8, (), (), frozenset(), None))
+    forge(kept_reads._POINTERS, name(read_badly), empty, way)
+    assert kept_reads.kept_pointers(read_badly) is None

@@ -293,16 +293,19 @@ _XCODE = (
 @pytest.mark.parametrize(
     ("link", "fires"),
     [
-        (_XCODE, True),
-        ("/usr/local/lib/libfoo.so", True),
-        ("-framework Metal", False),
+        # A library by path stops the consumer's build where it is missing (SL117); a
+        # framework by path becomes -F<dir> -framework <Name> and links (SL128, warning).
+        (_XCODE, "SL128"),
+        (_XCODE + "/Metal", "SL128"),
+        ("/usr/local/lib/libfoo.so", "SL117"),
+        ("-framework Metal", None),
         # A path the config found on the consumer's machine is not written in the config.
-        ("${CMAKE_COMMAND}", False),
-        ("${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so", False),
+        ("${CMAKE_COMMAND}", None),
+        ("${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so", None),
     ],
 )
 def test_a_link_interface_naming_a_build_machine_path(
-    tmp_path: Path, link: str, fires: bool
+    tmp_path: Path, link: str, fires: str | None
 ) -> None:
     config = (
         "add_library(pkg::runtime SHARED IMPORTED)\n"
@@ -317,12 +320,13 @@ def test_a_link_interface_naming_a_build_machine_path(
     _, diagnostics = _run(
         tmp_path, config, the_manifest, libraries=("libpkg.so",), versions=(NEW_CMAKE_VERSION,)
     )
-    sl117 = [d for d in diagnostics if d.code == "SL117"]
+    found = [d for d in diagnostics if d.code in ("SL117", "SL128")]
     if fires:
-        (finding,) = sl117
+        (finding,) = found
+        assert finding.code == fires
         assert finding.subject.target == "pkg::runtime" and link in finding.message
     else:
-        assert sl117 == []
+        assert found == []
 
 
 @pytest.mark.parametrize(

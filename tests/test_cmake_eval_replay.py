@@ -23,6 +23,7 @@ from shiplint.cmake_eval.version_file import evaluate_version_files
 from shiplint.manifest.model import Aggregate, Carries
 
 from tests.builders import listing_as
+from tests.cache_forgery import WAYS, forge
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 from tests.test_cmake_eval_probe import LINUX, _evaluate_as, _manifest, _package
 
@@ -258,3 +259,17 @@ def test_a_version_file_evaluation_is_replayed_until_its_file_changes(
     assert edited is not None and edited != first
     _script(stamp_bin / "shiplint_stamp", "echo rewritten")
     assert _version_stamp(package) == "rewritten"
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_forged_entry_is_never_replayed(tmp_path: Path, stamp_bin: Path, way: str) -> None:
+    # The kept run with the stamp a forger wants rules to read, in the entry's real form.
+    package = _package(tmp_path, CONFIG)
+    first = _run(package)
+    (entry,) = (cache.cache_dir() / "cmake-evaluations").iterdir()
+    payload = entry.read_bytes()[len(b"shiplint-cache 2\n") + 32 :]
+    planted = payload.replace(_stamp(first).encode(), b"planted-by-a-forger")
+    assert planted != payload
+    forge("cmake-evaluations", entry.name, planted, way)
+    again = _run(package)
+    assert not again.reused and _stamp(again) not in (_stamp(first), "planted-by-a-forger")

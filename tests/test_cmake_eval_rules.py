@@ -261,6 +261,12 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
         {"component": "gpu"},
     ),
     (
+        "SL127",
+        "a question the host answered for another platform",
+        lambda: _evaluation(host_answers=("uname -r",)),
+        {"cmake_version": "4.4.5"},
+    ),
+    (
         "SL126",
         "absent component refused without naming it",
         lambda: _evaluation(requests=(ComponentRequest("gpu", False, False, "not found"),)),
@@ -409,6 +415,7 @@ QUIET: list[tuple[str, str, Callable[[], object]]] = [
         lambda: _evaluation(requests=(ComponentRequest("gpu", False, False, "not found"),)),
     ),
     ("SL126", "the absent component is refused by name", _evaluation),
+    ("SL127", "every question answered for the platform", _evaluation),
     (
         "SL126",
         "the absent component is accepted (SL109's case)",

@@ -138,13 +138,65 @@ def _tbb(manifest: Manifest) -> None:
     assert library is not None and library.placements[0].file == "libtbb_debug.so.*"
 
 
-SHAPES = {"openvino": _openvino, "mlx": _mlx, "tbb-devel": _tbb}
+def _pybind11(manifest: Manifest) -> None:
+    # No library at all: every target is an INTERFACE target no COMPONENTS names.
+    assert manifest.libraries == ()
+    names = {c.name for c in manifest.components}
+    assert {"headers", "module", "embed"} <= names
+    assert all(c.header_only and not c.requestable for c in manifest.components)
+
+
+def _fmt(manifest: Manifest) -> None:
+    # fmt::fmt imports a byte-identical copy of the library; fmt's config takes no
+    # COMPONENTS, so neither target is requestable.
+    library = manifest.owner_of("fmt")
+    assert library is not None and library.name == "fmt"
+    header_only = manifest.component("fmt-header-only")
+    assert header_only is not None and header_only.header_only
+    assert not any(c.requestable for c in manifest.components)
+
+
+def _eigen(manifest: Manifest) -> None:
+    # Eigen3::Eigen imports nothing; the config accepts any component name, so the
+    # target is no component to ask for.
+    (component,) = manifest.components
+    assert (component.name, component.header_only, component.requestable) == (
+        "Eigen",
+        True,
+        False,
+    )
+
+
+def _torch(manifest: Manifest) -> None:
+    # A 368 MiB libtorch_cpu.dylib read without holding it; INTERFACE targets beside
+    # the libraries' own.
+    assert {"c10", "torch", "torch_cpu"} <= {c.name for c in manifest.components}
+    headeronly = manifest.component("headeronly")
+    assert headeronly is not None and headeronly.header_only
+    library = manifest.library("torch_cpu")
+    assert library is not None and library.placements[0].selector.os == "macos"
+
+
+SHAPES = {
+    "openvino": _openvino,
+    "mlx": _mlx,
+    "tbb-devel": _tbb,
+    "pybind11": _pybind11,
+    "fmt": _fmt,
+    "eigen": _eigen,
+    "torch": _torch,
+}
 
 
 @pytest.mark.parametrize("example", sorted(OTHER_WHEELS))
-def test_other_projects_round_trip_adds_no_false_finding(example: str, tmp_path: Path) -> None:
+def test_other_projects_round_trip_adds_no_false_finding(
+    example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_init_every_wheel import consumer_python
+
     manifest = tmp_path / "shiplint.yaml"
     artifact = other_wheel(example)
+    consumer_python(monkeypatch, artifact)
     assert _init(manifest, artifact) == 0
     SHAPES[example](load_manifest(manifest))
     diagnostics = _check(manifest, artifact, tmp_path / "r.json")

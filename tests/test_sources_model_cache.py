@@ -168,7 +168,8 @@ def test_a_stored_model_decodes_to_the_model() -> None:
 def test_an_entry_that_does_not_decode_is_walked_again(tmp_path: Path, payload: bytes) -> None:
     root = _project(tmp_path / "project")
     model = read_sources(root, _MANIFEST)
-    cache.write(model_cache._KIND, model_cache._name(root, _MANIFEST.sources), payload)
+    name = model_cache._MODELS.key(*model_cache._inputs(root, _MANIFEST.sources))
+    cache.write(model_cache._MODELS.kind, name, payload)
     assert model_cache.stored(root, _MANIFEST.sources) is None
     assert read_sources(root, _MANIFEST) == model
     assert model_cache.stored(root, _MANIFEST.sources) == model

@@ -46,17 +46,19 @@ class Memo(Generic[T]):
     def key(self, *inputs: bytes) -> str:
         return cache.key(self.kind.encode(), self.identity(), *inputs)
 
-    def get(self, *inputs: bytes) -> T | None:
-        """The answer kept for `inputs`, or None (absent, not authentic, not decodable)."""
-        found = self._lookup(inputs)
+    def get(self, *inputs: bytes, decode: Callable[[Any], T] | None = None) -> T | None:
+        """The answer kept for `inputs`, or None (absent, not authentic, not decodable);
+        `decode`, when given, decodes this answer (one that needs the caller's context,
+        a member's name) instead of the memo's codec."""
+        found = self._lookup(inputs, decode or self.decode)
         return None if found is _MISS else found  # type: ignore[return-value]
 
-    def _lookup(self, inputs: tuple[bytes, ...]) -> T | object:
+    def _lookup(self, inputs: tuple[bytes, ...], decode: Callable[[Any], T]) -> T | object:
         payload = cache.read(self.kind, self.key(*inputs))
         if payload is None:
             return _MISS
         try:
-            return self.decode(marshal.loads(payload))
+            return decode(marshal.loads(payload))
         except DECODE_ERRORS:
             return _MISS
 
@@ -72,7 +74,7 @@ class Memo(Generic[T]):
     def through(self, compute: Callable[[], T], *inputs: bytes) -> T:
         """The kept answer for `inputs`, else `compute()`'s, kept. What `compute` raises
         (an input error) is raised, and nothing is kept."""
-        kept = self._lookup(inputs)
+        kept = self._lookup(inputs, self.decode)
         if kept is not _MISS:
             return kept  # type: ignore[return-value]
         answer = compute()

@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import marshal
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from shiplint.artifacts.records import (
 )
 from shiplint.artifacts.tree import Tree
 from shiplint.artifacts.worker import linux_wheel
+from shiplint.memo import Memo
 
 _RECORDS = "elf-records"
 _POINTERS = "elf-pointers"
@@ -55,7 +55,6 @@ _LIEF_RECORDS = "lief-records"
 _LIEF_POINTERS = "lief-pointers"
 # Per artifact file (its path, size and time): its last reading kept every lief read.
 _LIEF_KEPT = "lief-kept"
-_DECODE_ERRORS = (EOFError, ValueError, TypeError, IndexError, KeyError)
 _BINDINGS = {binding.value: binding for binding in Binding}
 _KINDS = {kind.value: kind for kind in SymbolKind}
 
@@ -78,18 +77,16 @@ def member_fingerprint(tree: Tree, member: str) -> bytes | None:
 def kept_record(fingerprint: bytes, member: str, *, by_lief: bool = False) -> KeptRecord | None:
     """The record kept for a member with this fingerprint, named `member`, or None;
     `by_lief`: the one lief read (the struct reader declined the member)."""
-    kind = _LIEF_RECORDS if by_lief else _RECORDS
-    payload = cache.read(kind, _name(kind, fingerprint))
-    if payload is None:
-        return None
-    try:
-        encoded, digest = marshal.loads(payload)
-        if by_lief and len(encoded) == 1:
-            (reason,) = encoded
-            return KeptRecord(BinaryError(member, str(reason)), None)
-        return KeptRecord(_decode_record(encoded, member), digest)
-    except _DECODE_ERRORS:
-        return None  # damaged, or another format's: read the member again
+    memo = _LIEF_RECORDS_MEMO if by_lief else _RECORDS_MEMO
+    return memo.get(fingerprint, decode=lambda kept: _kept_record(kept, member, by_lief))
+
+
+def _kept_record(kept: Any, member: str, by_lief: bool) -> KeptRecord:
+    encoded, digest = kept
+    if by_lief and len(encoded) == 1:
+        (reason,) = encoded
+        return KeptRecord(BinaryError(member, str(reason)), None)
+    return KeptRecord(_decode_record(encoded, member), digest)
 
 
 def keep_record(
@@ -99,38 +96,36 @@ def keep_record(
     *,
     by_lief: bool = False,
 ) -> None:
-    if isinstance(record, BinaryError):
-        if record.transient or not by_lief:
-            return  # see the module
-        payload = marshal.dumps(((record.reason,), None))
-    else:
-        payload = marshal.dumps((_encode_record(record), digest))
-    kind = _LIEF_RECORDS if by_lief else _RECORDS
-    cache.write(kind, _name(kind, fingerprint), payload)
+    if isinstance(record, BinaryError) and (record.transient or not by_lief):
+        return  # see the module
+    (_LIEF_RECORDS_MEMO if by_lief else _RECORDS_MEMO).put(KeptRecord(record, digest), fingerprint)
+
+
+def _encode_kept(kept: KeptRecord) -> tuple[Any, ...]:
+    if isinstance(kept.record, BinaryError):
+        return ((kept.record.reason,), None)
+    return (_encode_record(kept.record), kept.digest)
 
 
 def kept_pointers(fingerprint: bytes, *, by_lief: bool = False) -> RelocatedPointers | None:
     """The relocated pointers kept for a member with this fingerprint, or None."""
-    kind = _LIEF_POINTERS if by_lief else _POINTERS
-    payload = cache.read(kind, _name(kind, fingerprint))
-    if payload is None:
-        return None
-    try:
-        word_size, slots, strings, code, unreadable = marshal.loads(payload)
-        # marshal gives the tuples and the frozenset back as they were stored.
-        return RelocatedPointers(word_size, slots, strings, frozenset(code), unreadable)
-    except _DECODE_ERRORS:
-        return None
+    return (_LIEF_POINTERS_MEMO if by_lief else _POINTERS_MEMO).get(fingerprint)
 
 
 def keep_pointers(fingerprint: bytes, image: RelocatedPointers, *, by_lief: bool = False) -> None:
     if image.transient or (image.unreadable is not None and not by_lief):
         return  # see the module; the struct reader reads or declines
-    payload = marshal.dumps(
-        (image.word_size, image.slots, image.strings, image.code, image.unreadable)
-    )
-    kind = _LIEF_POINTERS if by_lief else _POINTERS
-    cache.write(kind, _name(kind, fingerprint), payload)
+    (_LIEF_POINTERS_MEMO if by_lief else _POINTERS_MEMO).put(image, fingerprint)
+
+
+def _encode_pointers(image: RelocatedPointers) -> tuple[Any, ...]:
+    return (image.word_size, image.slots, image.strings, image.code, image.unreadable)
+
+
+def _decode_pointers(kept: Any) -> RelocatedPointers:
+    word_size, slots, strings, code, unreadable = kept
+    # marshal gives the tuples and the frozenset back as they were stored.
+    return RelocatedPointers(word_size, slots, strings, frozenset(code), unreadable)
 
 
 def lief_reads_kept(paths: Iterable[Path]) -> bool:
@@ -175,11 +170,6 @@ def _artifact_name(path: Path) -> str:
     return cache.key(_LIEF_KEPT.encode(), _lief_identity(), seen)
 
 
-def _name(kind: str, fingerprint: bytes) -> str:
-    identity = _lief_identity() if kind in (_LIEF_RECORDS, _LIEF_POINTERS) else _identity()
-    return cache.key(kind.encode(), identity, fingerprint)
-
-
 @functools.cache
 def _identity() -> bytes:
     """The code that decides a kept answer: the struct reader, the records it builds, the
@@ -199,6 +189,17 @@ def _lief_identity() -> bytes:
     here = Path(__file__).parent
     code = cache.source_bytes((here / "lief_reader.py", here / "static_archive.py"))
     return hashlib.sha256(_identity() + code + _installed_lief()).digest()
+
+
+# Records decode with the member's name (kept_record gives it); pointers need nothing. Keys: the kind, the reader's code, the member's fingerprint.
+_RECORDS_MEMO: Memo[KeptRecord] = Memo(_RECORDS, _identity, encode=_encode_kept)
+_LIEF_RECORDS_MEMO: Memo[KeptRecord] = Memo(_LIEF_RECORDS, _lief_identity, encode=_encode_kept)
+_POINTERS_MEMO: Memo[RelocatedPointers] = Memo(
+    _POINTERS, _identity, encode=_encode_pointers, decode=_decode_pointers
+)
+_LIEF_POINTERS_MEMO: Memo[RelocatedPointers] = Memo(
+    _LIEF_POINTERS, _lief_identity, encode=_encode_pointers, decode=_decode_pointers
+)
 
 
 def _installed_lief() -> bytes:

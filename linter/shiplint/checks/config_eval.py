@@ -586,6 +586,25 @@ def evaluation_not_confined(manifest: Manifest, ev: ConfigEvaluation) -> Iterato
     )
 
 
+# --- SL127 ----------------------------------------------------------------------
+
+
+def host_answered_for_platform(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    """Said once per evaluation: what the config was told may be the host's, not the
+    platform's, so what it published may differ from what a consumer there sees."""
+    if not ev.host_answers:
+        return
+    asked = "; ".join(f"`{a}`" for a in ev.host_answers)
+    yield Finding(
+        message=f"the config asked the host {asked} on {_on(ev)}, which no stand-in answers "
+        f"for {ev.platform}: the host answered, so what the config published there may "
+        "not be what a consumer on that platform gets",
+        location=ev.config,
+        subject=_subject(ev),
+        hint="Read the result with that in mind, or check the artifact on its own platform.",
+    )
+
+
 # --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
 
 
@@ -766,27 +785,64 @@ def route_not_evaluated(manifest: Manifest, model: RouteCoverage) -> Iterator[Fi
 # --- SL117 ---------------------------------------------------------------------
 
 
-def build_machine_path_in_link_interface(
-    manifest: Manifest, ev: ConfigEvaluation
-) -> Iterator[Finding]:
-    if not _usable(ev):
-        return
+def _framework(path: str) -> bool:
+    """A macOS framework bundle (`.../Metal.framework`, or the binary inside one)."""
+    return path.rstrip("/").endswith(".framework") or ".framework/" in path
+
+
+def _targets_seen(ev: ConfigEvaluation) -> list[ImportedTarget]:
     seen: dict[str, ImportedTarget] = {t.name: t for t in ev.targets}
     for request in ev.requests:
         for target in request.targets:
             seen.setdefault(target.name, target)
-    for target in sorted(seen.values(), key=lambda t: t.name):
-        if not target.build_machine_paths:
+    return sorted(seen.values(), key=lambda t: t.name)
+
+
+def build_machine_path_in_link_interface(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    """A library by full path: CMake makes it a dependency of the consumer's link, so
+    the build stops where the file is missing (`ninja: error: '<path>', needed by ...`)."""
+    if not _usable(ev):
+        return
+    for target in _targets_seen(ev):
+        paths = tuple(p for p in target.build_machine_paths if not _framework(p))
+        if not paths:
             continue
-        paths = target.build_machine_paths
         yield Finding(
             message=f"{target.name} links {counted(len(paths), 'absolute path')} outside the package "
             f"that the config spells out on {_on(ev)}: {', '.join(paths)}",
             location=ev.config,
             subject=_subject(ev, component=target.component, target=target.name),
-            hint="Export what the build machine found by name, not by path: a framework as "
-            "`-framework <Name>` or `$<LINK_LIBRARY:FRAMEWORK,<Name>>`, a system library as "
-            "its name or an imported target the config finds with find_dependency().",
+            hint="Export what the build machine found by name, not by path: a system "
+            "library as its name or an imported target the config finds with "
+            "find_dependency().",
+        )
+
+
+# --- SL128 ----------------------------------------------------------------------
+
+
+def build_machine_framework_in_link_interface(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    """A framework by full path: CMake turns it into `-F<its directory> -framework
+    <Name>` with no dependency on the path, so a Mac laid out otherwise still links
+    (the SDK's own framework), with a warning about the missing directory."""
+    if not _usable(ev):
+        return
+    for target in _targets_seen(ev):
+        paths = tuple(p for p in target.build_machine_paths if _framework(p))
+        if not paths:
+            continue
+        yield Finding(
+            message=f"{target.name} links {counted(len(paths), 'framework')} by a path of the "
+            f"machine that built the package on {_on(ev)}: {', '.join(paths)}; a consumer "
+            "gets `-F` for those directories on its compile and link lines",
+            location=ev.config,
+            subject=_subject(ev, component=target.component, target=target.name),
+            hint="Export frameworks by name: `-framework <Name>` or "
+            "`$<LINK_LIBRARY:FRAMEWORK,<Name>>`.",
         )
 
 
@@ -866,4 +922,6 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL121", ConfigEvaluation, imported_target_type_mismatch),
     Rule("SL122", ConfigEvaluation, evaluation_not_confined),
     Rule("SL126", ConfigEvaluation, absent_component_refusal_unnamed),
+    Rule("SL127", ConfigEvaluation, host_answered_for_platform),
+    Rule("SL128", ConfigEvaluation, build_machine_framework_in_link_interface),
 )

@@ -54,6 +54,7 @@ from shiplint.cmake_eval.results import (
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome
+from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, write_stand_ins
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -330,10 +331,19 @@ def evaluate_once(
             required,
             only,
         )
+        # What the config asks of the host (python3's sysconfig, uname) answered for the
+        # artifact's platform; what the host answered instead is noted with the results.
+        stand_ins = write_stand_ins(
+            here / "host",
+            TargetHost(layout.platform, layout.python, layout.platform_tag),
+            probe.source_dir / "results" / NOTES,
+        )
         # Writable: the evaluation's whole directory (this run's and the laid-out tree,
         # where the probe configures a .cmake.in source), nothing else.
         remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
-        outcome = configure_kept(cmake, probe.source_dir, layout, here, remaining, languages)
+        outcome = configure_kept(
+            cmake, probe.source_dir, layout, here, remaining, languages, stand_ins
+        )
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
@@ -396,6 +406,13 @@ def evaluate_once(
         unconfined=outcome.confinement is Confinement.NONE,
         reused=outcome.reused,
         runs=answers.runs,
+        host_answers=tuple(
+            dict.fromkeys(
+                asked
+                for run in answers.probes
+                for asked in host_answers(run.source_dir / "results" / NOTES)
+            )
+        ),
     )
 
 

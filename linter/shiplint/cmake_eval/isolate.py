@@ -49,6 +49,8 @@ class Answers:
     results: dict[str, Raw]
     outcome: RunOutcome
     runs: int
+    # Every run's probe, the first one first.
+    probes: tuple[ProbeFiles, ...] = ()
 
 
 # Runs one probe: all of it (None), or only the named request directories (a resume).
@@ -63,6 +65,7 @@ def answer_all(
     first = run(None, 0)
     results: dict[str, Raw] = {}
     outcomes = [first.outcome]
+    probes = [first.probe]
     current, asked = first, _all_dirs(requests)
     limit = len(asked) + 1
     while True:
@@ -79,7 +82,8 @@ def answer_all(
         current = run(pending, len(outcomes))
         asked = pending
         outcomes.append(current.outcome)
-    return Answers(first, results, _combined(outcomes), len(outcomes))
+        probes.append(current.probe)
+    return Answers(first, results, _combined(outcomes), len(outcomes), tuple(probes))
 
 
 def _all_dirs(requests: Sequence[tuple[str, ...]]) -> frozenset[str]:

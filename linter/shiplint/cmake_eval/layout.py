@@ -28,6 +28,7 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.placement import LibraryFile, place_libraries
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.model import Failure, FailureKind, Mode, ShippedLibrary
+from shiplint.cmake_eval.target_host import wheel_python
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
@@ -130,6 +131,10 @@ class Layout:
     sources: tuple[tuple[str, str], ...] = ()
     # The tree still to write (artifact mode); None: `root` is already laid out.
     planned: PlannedTree | None = field(default=None, compare=False)
+    # The CPython its wheel is tagged for ((3, 11)), and the wheel's platform tag: what
+    # the programs a config asks answer for (target_host.py). None: not a wheel.
+    python: tuple[int, int] | None = None
+    platform_tag: str | None = None
 
     def write(self) -> None:
         """Lay the tree out on disk, for a run of CMake that reads it (TreeNotWritten)."""
@@ -212,6 +217,8 @@ def layout_artifact(
             (member, dest / posixpath.dirname(member)) for member in listing.configs[1:]
         ),
         planned=PlannedTree(dest, files),
+        python=wheel_python(tree.label),
+        platform_tag=listing.platform_tag,
     )
 
 

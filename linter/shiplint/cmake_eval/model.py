@@ -249,6 +249,9 @@ class ConfigEvaluation:
     reused: bool = False
     # CMake runs it took: one, plus one more per request a fatal error stopped (isolate.py).
     runs: int = 1
+    # What the config asked of the host that no stand-in could answer for the artifact's
+    # platform, so the host answered (`python -i`, `uname -r`; target_host.py).
+    host_answers: tuple[str, ...] = ()
 
     @property
     def artifact(self) -> str | None:

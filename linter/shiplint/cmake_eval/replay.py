@@ -119,6 +119,7 @@ def configure_kept(
     work: Path,
     timeout: float,
     languages: tuple[str, ...],
+    stand_ins: Path | None = None,
 ) -> RunOutcome:
     """The probe's configure run (see run.configure): replayed when an entry for the same
     inputs is kept and what the config reached is unchanged; else run under CMake's trace
@@ -134,11 +135,14 @@ def configure_kept(
             platform_arguments(layout.platform, languages),
             list(languages),
             [[str(item.template), str(item.output)] for item in layout.configure],
+            str(stand_ins) if stand_ins is not None else None,
         ],
         inputs=(
             layout.planned or layout.root,
             probe,
             *{item.template.parent for item in layout.configure},
+            # The programs answering for the artifact's platform (target_host.py).
+            *([stand_ins] if stand_ins is not None else []),
         ),
         outputs=(probe / "results", *sorted(products)),
         products=products,
@@ -151,7 +155,15 @@ def configure_kept(
         sources = sorted({*layout.root.rglob("*.cmake"), *products})
         extra = tuple(trace_arguments(fifo, sources)) if fifo is not None else ()
         return configure(
-            cmake, probe, work, layout.platform, timeout, languages, writable=root, extra=extra
+            cmake,
+            probe,
+            work,
+            layout.platform,
+            timeout,
+            languages,
+            writable=root,
+            extra=extra,
+            path_first=(stand_ins,) if stand_ins is not None else (),
         )
 
     return _kept(described, run, work, timeout, lambda: _detection(cmake, layout, languages))

@@ -95,14 +95,19 @@ class RunOutcome:
         return self.returncode is None
 
 
-def reduced_environment(work: Path) -> dict[str, str]:
+def reduced_environment(work: Path, path_first: tuple[Path, ...] = ()) -> dict[str, str]:
+    """HOME and TMPDIR inside `work`, the C locale, and the caller's PATH, after the
+    directories of `path_first` (stand-ins answering for another platform: target_host.py)."""
     home = work / "home"
     tmp = work / "tmp"
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
     env = {"HOME": str(home), "TMPDIR": str(tmp), "LC_ALL": "C", "LANG": "C"}
+    path = [str(p) for p in path_first]
     if "PATH" in os.environ:
-        env["PATH"] = os.environ["PATH"]
+        path.append(os.environ["PATH"])
+    if path:
+        env["PATH"] = os.pathsep.join(path)
     return env
 
 
@@ -309,11 +314,13 @@ def configure(
     confine: Confinement | None = None,
     writable: Path | None = None,
     extra: tuple[str, ...] = (),
+    path_first: tuple[Path, ...] = (),
 ) -> RunOutcome:
     """`cmake -S source -B work/build`, as `platform` when that is not the host's system;
     writable only inside `writable` (default `work`, which it must hold) under `confine`
     (default: the best this system offers). `extra` arguments go to that run only, not
-    to a compiler detection made first.
+    to a compiler detection made first, and so does `path_first` (directories put before
+    the caller's PATH).
 
     With `languages`, the build tree starts from this toolchain's kept compiler
     detection (compilers.py), made first in a project of its own when none is kept.
@@ -339,6 +346,7 @@ def configure(
         work,
         remaining,
         fence,
+        path_first,
     )
     return replace(outcome, seconds=outcome.seconds + spent)
 
@@ -395,13 +403,17 @@ def run_script(
 
 
 def _run(
-    args: list[str], work: Path, timeout: float, fence: tuple[Path, Confinement]
+    args: list[str],
+    work: Path,
+    timeout: float,
+    fence: tuple[Path, Confinement],
+    path_first: tuple[Path, ...] = (),
 ) -> RunOutcome:
     """One CMake process under the launcher, in `work`, with the reduced environment,
     writable only inside the fence's directory (under its confinement)."""
     writable, mode = fence
     system = _system_facts()
-    outcome = _run_once(args, work, timeout, writable, mode, system)
+    outcome = _run_once(args, work, timeout, writable, mode, system, path_first)
     if system.tried or not _launch_refused(outcome, system):
         return outcome
     # The kept answer no longer holds here (the launcher or the confinement refused
@@ -411,7 +423,7 @@ def _run(
     if retry is Confinement.MOUNTS and not fresh.unshare:
         return outcome  # no namespace for the mounts any more: the refusal stands
     remaining = max(timeout - outcome.seconds, 0.0)
-    again = _run_once(args, work, remaining, writable, retry, fresh)
+    again = _run_once(args, work, remaining, writable, retry, fresh, path_first)
     return replace(again, seconds=again.seconds + outcome.seconds)
 
 
@@ -434,6 +446,7 @@ def _run_once(
     writable: Path,
     mode: Confinement,
     system: _System,
+    path_first: tuple[Path, ...] = (),
 ) -> RunOutcome:
     start = time.monotonic()
     if RUNS.stopping:
@@ -446,7 +459,7 @@ def _run_once(
         with subprocess.Popen(
             [*launcher, *args],
             cwd=work,
-            env=reduced_environment(work),
+            env=reduced_environment(work, path_first),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

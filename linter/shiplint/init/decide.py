@@ -54,6 +54,7 @@ class _Component:
     only_on_request: bool = False
     opt_in: bool = False
     notes: tuple[str, ...] = ()
+    requestable: bool = True
 
 
 def decide(facts: Facts) -> Draft:
@@ -118,6 +119,9 @@ def _components(facts: Facts, prefix: str) -> dict[str, _Component]:
         if evaluation is None:
             continue
         trial = _matching_trial(artifact, evaluation)
+        # A config asked for no component answers no unknown one either: whether it
+        # accepts anything is what the trial run (which asked) says.
+        anything = accepts_anything(evaluation) or (trial is not None and accepts_anything(trial))
         for target in imported(artifact, evaluation):
             if not in_namespace(target.name, prefix):
                 continue
@@ -126,17 +130,27 @@ def _components(facts: Facts, prefix: str) -> dict[str, _Component]:
                 continue
             out[name] = _Component(name, target.name, target.library)
             spellings = target_spellings(target.name, prefix, config.spellings)
-            if trial is None or accepts_anything(evaluation):
+            if anything:
+                if target.library is None:
+                    # An INTERFACE target of a config that ignores COMPONENTS: what a
+                    # plain find_package publishes, no component to ask for.
+                    out[name].requestable = False
+                continue
+            if trial is None:
                 continue
             accepted = _accepted(facts, trial, spellings, target.library)
             if accepted is None:
+                # The config refuses every spelling: the target is what a plain
+                # find_package publishes, and asking for it by name would fail.
+                out[name].requestable = False
                 out[name].notes += (
                     f"find_package({config.package} COMPONENTS ...) accepted none of "
-                    f"{', '.join(spellings)} for it: set `request` to the name consumers use.",
+                    f"{', '.join(spellings)}: written requestable: false. If consumers ask "
+                    "for it by another name, set `request` to it instead.",
                 )
             elif accepted != name:
                 out[name].request = accepted
-        if trial is not None and not accepts_anything(evaluation):
+        if trial is not None and not anything:
             _requested_only(facts, artifact, trial, prefix, out)
     return out
 
@@ -205,6 +219,7 @@ def _draft_component(component: _Component, prefix: str) -> DraftComponent:
         only_on_request=component.only_on_request,
         header_only=component.library is None,
         notes=component.notes,
+        requestable=component.requestable,
     )
 
 

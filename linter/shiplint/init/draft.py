@@ -38,6 +38,7 @@ class DraftComponent:
     only_on_request: bool = False
     header_only: bool = False
     notes: tuple[str, ...] = ()
+    requestable: bool = True
 
 
 @dataclass(frozen=True)

@@ -94,9 +94,10 @@ def gather(
     inventories = [m for m in models if isinstance(m, Inventory)]
     read = tuple(_artifact(inventory) for inventory in inventories)
     for given, facts in zip(artifacts, read, strict=True):
-        if not facts.shipped:
-            has_config = any(config_package(m) for m in facts.inventory.members)
-            raise InitError(no_library(str(given), has_config))
+        # A config with no library beside it is a header-only package: its INTERFACE
+        # targets are its components.
+        if not facts.shipped and not any(config_package(m) for m in facts.inventory.members):
+            raise InitError(no_library(str(given), False))
     versions = tuple((path, identify(path).version) for path in cmakes)
     config = _config(artifacts, read)
     if config is None or not cmakes:
@@ -129,10 +130,15 @@ def _evaluations(
 
 
 def _artifact(inventory: Inventory) -> ArtifactFacts:
-    if inventory.platform is None:
-        raise InitError(
-            f"{inventory.path}: no wheel tag and no binary header says which platform it is for"
-        )
+    platform = inventory.platform
+    if platform is None:
+        if inventory.binaries:
+            raise InitError(
+                f"{inventory.path}: no wheel tag and no binary header says which platform it is for"
+            )
+        # Nothing binary (a py3-none-any header-only wheel): evaluated as check
+        # evaluates it, on Linux, the platform a config's default branches assume.
+        platform = Platform("linux")
     names = _names(inventory.binaries)
     tops = {m.split("/", 1)[0] for m in inventory.members}
     shipped: dict[str, Shipped] = {}
@@ -160,7 +166,7 @@ def _artifact(inventory: Inventory) -> ArtifactFacts:
             if inventory.kind is ArtifactKind.WHEEL
             else (),
         )
-    return ArtifactFacts(inventory.label, inventory.platform, inventory, shipped)
+    return ArtifactFacts(inventory.label, platform, inventory, shipped)
 
 
 def _foreign_dirs(entries: Iterable[SearchEntry], tops: set[str]) -> tuple[str, ...]:

@@ -63,9 +63,13 @@ def render(draft: Draft, schema: str | None = None) -> str:
     lines.append("")
     lines.extend(_cmake(draft))
     lines.append("")
-    lines.append("libraries:")
-    for library in draft.libraries:
-        lines.extend(_library(library))
+    if draft.libraries:
+        lines.append("libraries:")
+        for library in draft.libraries:
+            lines.extend(_library(library))
+    else:
+        lines.extend(_comment("No shared library: every component is header-only.", 0))
+        lines.append("libraries: []")
     lines.append("")
     lines.append("components:")
     for component in draft.components:
@@ -178,6 +182,8 @@ def _component(component: DraftComponent) -> list[str]:
         lines.append(f"    request: {scalar(component.request)}")
     if component.header_only:
         lines.append("    header_only: true")
+    if not component.requestable:
+        lines.append("    requestable: false")
     if component.only_on_request:
         lines.append("    only_on_request: true")
     if component.opt_in:

@@ -13,18 +13,18 @@ per checkout and manifest, whatever is edited; no answer outlives its file.
 from __future__ import annotations
 
 import functools
-import marshal
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from shiplint import cache
 from shiplint.manifest.model import Sources
+from shiplint.memo import Memo
 from shiplint.sources.files import FileQueries, still_answered
 from shiplint.sources.model import SourceModel
 from shiplint.sources.model_codec import decode, encode
 
-_KIND = "sources-model"
 _PACKAGE = Path(__file__).resolve().parent
 # The modules outside this package whose code the walk runs (a test keeps the list whole).
 _ALSO_RUN = ("diagnostics.py", "plural.py", "platforms.py", "manifest/model.py")
@@ -33,37 +33,37 @@ _ALSO_RUN = ("diagnostics.py", "plural.py", "platforms.py", "manifest/model.py")
 def stored(root: Path, sources: Sources) -> SourceModel | None:
     """The model stored for this root and sources section, if the file system still
     answers every question its walk asked as it did then."""
-    payload = cache.read(_KIND, _name(root, sources))
-    if payload is None:
+    kept = _MODELS.get(*_inputs(root, sources))
+    if kept is None:
         return None
-    try:
-        answers, raw = marshal.loads(payload)
-        questions = {(kind, path, pattern): answer for kind, path, pattern, answer in answers}
-        if not still_answered(questions):
-            return None
-        return decode(raw)
-    except (EOFError, ValueError, TypeError, IndexError):
-        return None  # another format's entry, or damaged: the walk runs again
+    questions, model = kept
+    return model if still_answered(questions) else None
 
 
 def store(root: Path, sources: Sources, files: FileQueries, model: SourceModel) -> None:
     """Keep `model` with the questions `files` answered while it was made."""
     if not files.consistent:
         return  # a file changed while the walk read it: the model is of no one state
+    _MODELS.put((files.answers, model), *_inputs(root, sources))
+
+
+def _encode(kept: tuple[dict[Any, Any], SourceModel]) -> tuple[Any, Any]:
+    answers, model = kept
     # In the order asked: a later run meets an edit to the top-level files first.
-    answers = tuple((*question, answer) for question, answer in files.answers.items())
-    try:
-        payload = marshal.dumps((answers, encode(model)))
-    except ValueError:
-        return  # nested past marshal's depth, or a value the codec does not know
-    cache.write(_KIND, _name(root, sources), payload)
+    return tuple((*question, answer) for question, answer in answers.items()), encode(model)
 
 
-def _name(root: Path, sources: Sources) -> str:
+def _decode(stored: Any) -> tuple[dict[Any, Any], SourceModel]:
+    answers, raw = stored
+    questions = {(kind, path, pattern): answer for kind, path, pattern, answer in answers}
+    return questions, decode(raw)
+
+
+def _inputs(root: Path, sources: Sources) -> tuple[bytes, ...]:
     # The root as given (the model keeps it) and as an absolute path (a relative root
     # names another checkout from another directory).
     where = f"{root}\0{os.path.abspath(root)}".encode()
-    return cache.key(_KIND.encode(), _identity(), sys.version.encode(), where, _text(sources))
+    return sys.version.encode(), where, _text(sources)
 
 
 def _text(sources: Sources) -> bytes:
@@ -82,3 +82,10 @@ def _identity() -> bytes:
 def _code_files() -> tuple[Path, ...]:
     """Every module of this package, and the others the walk runs."""
     return (*sorted(_PACKAGE.glob("*.py")), *(_PACKAGE.parent / name for name in _ALSO_RUN))
+
+
+# Kept per root and sources section, with the questions the walk asked and their
+# answers; a model the codec cannot keep (nested past marshal's depth) is walked again.
+_MODELS: Memo[tuple[dict[Any, Any], SourceModel]] = Memo(
+    "sources-model", _identity, encode=_encode, decode=_decode
+)
