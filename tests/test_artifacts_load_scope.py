@@ -117,7 +117,11 @@ def test_pthread_without_libpthread_anywhere_is_unresolved_before_glibc_2_34(
         _lint(tmp_path, scope_libs, ("libuses_pthread_alone.so",)), "libuses_pthread_alone.so"
     )
     assert [code for code, _ in found] == ["SL320"]
-    assert "pthread_create, pthread_join" in found[0][1]
+    assert "pthread_create, pthread_join;" in found[0][1]
+    assert (
+        "nothing in the artifact defines them, nor the system libraries it loads (glibc 2.31 "
+        "layout, manylinux_2_28 symbol versions)" in found[0][1]
+    )
 
 
 def test_an_opaque_external_in_the_scope_may_define_anything(

@@ -108,7 +108,11 @@ def _where(model: Inventory, binary: BinaryRecord, missing: list[Import]) -> str
     if expected:
         parts.append(f"expected from {', '.join(expected)}, which its NEEDED closure does not load")
     elif unbound:
-        parts.append("nothing in the artifact defines them")
+        systems = systems_for(model, binary) if binary.format is BinaryFormat.ELF else None
+        parts.append(
+            "nothing in the artifact defines them"
+            + (f", nor the system libraries it loads ({systems.basis})" if systems else "")
+        )
     return "; ".join(parts)
 
 
