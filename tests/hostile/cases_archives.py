@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import struct
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -288,6 +289,44 @@ def _zip_in_plain_zip(ws: Workspace, rng: random.Random) -> list[str]:
     return _check(path)
 
 
+def _record(ws: Workspace, rng: random.Random) -> list[str]:
+    """RECORD and local headers that disagree with the members: wrong hashes and sizes,
+    rows outside the wheel, a RECORD of hostile text or 200,000 rows, a local header naming
+    another file, a local entry the central directory leaves out."""
+    base = _base()
+    dist = next(e.name.decode() for e in base if b".dist-info/" in e.name).split("/")[0]
+    rows = [f"{e.name.decode()},sha256=AAAA,{e.size}" for e in base]
+    variant = rng.choice(("hashes", "outside", "hostile", "huge", "header", "hidden"))
+    if variant == "outside":
+        rows += ["../../../victim.txt,,", "/etc/passwd,,", "C:\\x.dll,,", "a/../../b,,"]
+    elif variant == "hostile":
+        rows += ['"unterminated', "\x1b]0;pwned\x07,,", "x\x00y,,", "::error::forged,,"]
+    elif variant == "huge":
+        rows += [f"pkg/f{i}.py,sha256=AAAA,1" for i in range(200_000)]
+    record = rawzip.entry(f"{dist}/RECORD", "\n".join(rows).encode(), compress=True)
+    entries = [*base, record]
+    if variant == "header":
+        data = bytearray(rawzip.build(entries))
+        at = data.index(b"PK\x03\x04")
+        data[at + 30] ^= 0x20  # the first member's local name, one letter's case changed
+        path = ws.inputs / f"{WHEEL_STEM}{PLATFORM}.whl"
+        path.write_bytes(bytes(data))
+        return _check(path)
+    if variant == "hidden":
+        # The last member's central record cut out: its local entry stays, named by none.
+        hidden = rawzip.entry(LIB + "libhidden.so", b"\x7fELF not really", compress=True)
+        data = rawzip.build([*entries, hidden])
+        last = data.rindex(b"PK\x01\x02")
+        end = data.rindex(b"PK\x05\x06")
+        eocd = bytearray(data[end:])
+        first = int.from_bytes(eocd[16:20], "little")
+        struct.pack_into("<HHL", eocd, 8, len(entries), len(entries), last - first)
+        path = ws.inputs / f"{WHEEL_STEM}{PLATFORM}.whl"
+        path.write_bytes(data[:last] + bytes(eocd))
+        return _check(path)
+    return _zip_case(ws, [record])
+
+
 GENERATORS: tuple[Callable[[Workspace, random.Random], list[str]], ...] = (
     _ratio_bomb,
     _declared_size,
@@ -301,6 +340,7 @@ GENERATORS: tuple[Callable[[Workspace, random.Random], list[str]], ...] = (
     _tar_huge_header,
     _install_tree,
     _zip_in_plain_zip,
+    _record,
 )
 
 

@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 # Re-exported: the readers and their callers name them from here.
 from shiplint.artifacts.kinds import ArtifactError as ArtifactError
@@ -37,6 +37,9 @@ from shiplint.artifacts.kinds import Rejected as Rejected
 from shiplint.artifacts.paths import join_within, parent_directories
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, platform_from_wheel_tag
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.integrity import Problem
 
 # Inflated members kept for a second reader while an artifact is open.
 CACHE_BYTES = 128 * 1024 * 1024
@@ -405,6 +408,16 @@ class ZipTree(ArtifactTree):
             self._reject(name, f"inflates {ratio}x ({info.file_size} bytes): a zip bomb")
             return
         self._files[name] = info
+
+    def integrity(self) -> tuple[Problem, ...]:
+        """Where the wheel's RECORD and local headers disagree with its members (a wheel
+        only: other zips have no RECORD, and their local headers are checked with it)."""
+        from shiplint.artifacts.integrity import check_wheel
+
+        if self.kind is not ArtifactKind.WHEEL:
+            return ()
+        with self._lock:
+            return check_wheel(self.path, self._zip)
 
     def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
         # A zip symlink stores its target as the member's data (small by construction).

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.archive import MemberError, ZipTree
 from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.copies import place_with_copies, sibling_key
 from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.import_library import import_libraries
+from shiplint.artifacts.integrity import Problem
 from shiplint.artifacts.kept_reads import keep_record, kept_record, member_fingerprint
 from shiplint.artifacts.large import IN_MEMORY_BYTES, read_large
 from shiplint.artifacts.linkage import link_graph
@@ -146,6 +147,17 @@ def read_inventory(
             if listing.platform is not None and listing.platform.os == "windows"
             else ()
         ),
+        integrity=_integrity(tree),
+    )
+
+
+def _integrity(tree: Tree) -> tuple[tuple[str, Problem], ...]:
+    archives = tree.archives if isinstance(tree, PrefixTree) else (tree,)
+    return tuple(
+        (archive.shown, problem)
+        for archive in archives
+        if isinstance(archive, ZipTree)
+        for problem in archive.integrity()
     )
 
 

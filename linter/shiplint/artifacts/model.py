@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     # Types of fields only: importing their readers (archive formats, packaging, ctypes)
     # would cost every run that builds no inventory, a sources-only hook above all.
     from shiplint.artifacts.import_library import ImportLibrary
+    from shiplint.artifacts.integrity import Problem
     from shiplint.artifacts.metadata import WheelMetadata
     from shiplint.artifacts.records import BinaryRecord
 
@@ -134,6 +135,9 @@ class Inventory:
     metadata: WheelMetadata | None = None
     # Windows: every `.lib` that is an import library, with the DLLs it names.
     import_libraries: tuple[ImportLibrary, ...] = ()
+    # A wheel's disagreements between its members, its RECORD and its local headers, each
+    # with the path of the wheel it is in (a companion's are its own).
+    integrity: tuple[tuple[str, Problem], ...] = ()
 
     def is_shared_object(self, member: str) -> bool:
         """Whether `member` is named like a shared object on any platform."""

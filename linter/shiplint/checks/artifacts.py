@@ -8,11 +8,12 @@ graph (`Inventory.links`), resolved once on each binary's own OS's terms.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from shiplint.artifacts.model import ArtifactKind, EntryKind, Inventory, LibraryFile, Resolution
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
-from shiplint.diagnostics import Finding, Subject
+from shiplint.diagnostics import Finding, Location, Subject
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.plural import counted
 from shiplint.rule import Rule
@@ -748,6 +749,59 @@ def missing_import_library(manifest: Manifest, model: Inventory) -> Iterator[Fin
         )
 
 
+# ------------------------------------------------------------------ SL330 - SL334
+
+
+def _integrity(model: Inventory, kinds: tuple[str, ...], hint: str) -> Iterator[Finding]:
+    for archive, problem in model.integrity:
+        if problem.kind not in kinds:
+            continue
+        where = Location(archive)
+        yield Finding(
+            message=problem.detail,
+            location=where if problem.member is None else where.within(problem.member),
+            subject=Subject(artifact=Path(archive).name),
+            hint=hint,
+        )
+
+
+def record_hash_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL330: a member's bytes are not what the wheel's RECORD says (hash or size)."""
+    yield from _integrity(model, ("record-hash", "record-size"),
+                          "Rebuild the wheel (or run `wheel pack` on its unpacked tree): a "
+                          "member changed after RECORD was written.")  # fmt: skip
+
+
+def record_incomplete(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL331: RECORD lists a file the wheel lacks, misses one it holds, or is absent."""
+    yield from _integrity(model, ("record-missing", "record-unlisted", "record-absent",
+                                  "record-unreadable"),
+                          "Rebuild the wheel with its build backend or `wheel pack`: RECORD "
+                          "lists every file of the wheel, and only those.")  # fmt: skip
+
+
+def record_path_outside(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL332: RECORD names a path outside the wheel; `pip uninstall` removes it."""
+    yield from _integrity(model, ("record-outside",),
+                          "Remove the row: pip keeps RECORD's rows in the installed RECORD and "
+                          "`pip uninstall` deletes the file it names.")  # fmt: skip
+
+
+def zip_header_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL333: a member's local header disagrees with the central directory."""
+    yield from _integrity(model, ("zip-header",),
+                          "Rebuild the archive with a standard zip writer: readers that go by "
+                          "the local headers see other members than those that go by the "
+                          "central directory.")  # fmt: skip
+
+
+def zip_unreferenced_entry(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL334: the archive holds a local entry no central directory entry names."""
+    yield from _integrity(model, ("zip-unreferenced",),
+                          "Rebuild the archive with a standard zip writer: a reader that "
+                          "streams the archive would extract the hidden entry.")  # fmt: skip
+
+
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL301", Inventory, missing_library),
     Rule("SL302", Inventory, undeclared_shared_object),
@@ -768,4 +822,9 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL317", Inventory, unknown_platform),
     Rule("SL318", Inventory, owned_symbol_not_defined),
     Rule("SL319", Inventory, missing_import_library),
+    Rule("SL330", Inventory, record_hash_mismatch),
+    Rule("SL331", Inventory, record_incomplete),
+    Rule("SL332", Inventory, record_path_outside),
+    Rule("SL333", Inventory, zip_header_mismatch),
+    Rule("SL334", Inventory, zip_unreferenced_entry),
 )

@@ -1,0 +1,272 @@
+"""A wheel's own account of itself, checked: its RECORD against its members, and its zip's
+local headers against its central directory.
+
+RECORD (`<name>.dist-info/RECORD`, one `path,hash,size` row per file) is what installers
+write into the environment and what `pip uninstall` removes by; the local headers are
+what a reader that streams the archive (front to back, without its central directory)
+takes as the members. shiplint reads members through the central directory, as zipfile
+and pip do, so it must say when the other two views disagree with what it read.
+
+The check hashes every member RECORD lists, which means inflating the whole wheel once;
+its outcome is kept in the user cache under the digest of the wheel file's bytes
+(`shiplint.memo`), so a later run over the same wheel hashes the file and inflates
+nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import struct
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from shiplint import cache
+from shiplint.artifacts.archive import MemberError, normalise_member, printable
+from shiplint.memo import Memo, constant
+
+# What one RECORD may hold: a wheel of 200,000 members at 200 bytes a row.
+MAX_RECORD_BYTES = 40 * 1024 * 1024
+_CHUNK = 1024 * 1024
+_LOCAL = struct.Struct("<4s5H3L2H")
+_LOCAL_SIGNATURE = b"PK\x03\x04"
+_DESCRIPTOR_SIGNATURE = b"PK\x07\x08"
+# Files RECORD cannot list with a hash (itself, its signatures).
+_UNHASHED = ("RECORD", "RECORD.jws", "RECORD.p7s")
+
+
+@dataclass(frozen=True)
+class Problem:
+    # record-hash, record-size, record-missing, record-unlisted, record-outside,
+    # record-absent, record-unreadable, zip-header, zip-unreferenced
+    kind: str
+    # The member it is about (None: the archive as a whole).
+    member: str | None
+    detail: str
+
+
+def check_wheel(path: Path, zip_file: zipfile.ZipFile) -> tuple[Problem, ...]:
+    """Every disagreement between the wheel's members, its RECORD and its local headers;
+    kept by the wheel file's digest."""
+    hasher = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK * 8):
+            hasher.update(chunk)
+    return _KEPT.through(lambda: _check(zip_file), hasher.digest())
+
+
+def _check(zip_file: zipfile.ZipFile) -> tuple[Problem, ...]:
+    return (*_record_problems(zip_file), *_header_problems(zip_file))
+
+
+# -- RECORD ---------------------------------------------------------------------------
+
+
+def _record_problems(zip_file: zipfile.ZipFile) -> list[Problem]:
+    infos = {i.filename: i for i in zip_file.infolist() if not i.is_dir()}
+    records = [n for n in infos if n.count("/") == 1 and n.endswith(".dist-info/RECORD")]
+    if len(records) != 1:
+        what = "no .dist-info/RECORD" if not records else f"{len(records)} RECORD files"
+        return [Problem("record-absent", None, f"the wheel holds {what}")]
+    (record,) = records
+    try:
+        rows = _rows(zip_file, infos[record])
+    except (MemberError, ValueError, csv.Error, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+        return [Problem("record-unreadable", record, f"RECORD cannot be read: {exc}")]
+    problems: list[Problem] = []
+    listed: set[str] = set()
+    for line, row in rows:
+        if not row or not row[0]:
+            continue
+        name = row[0]
+        normal = normalise_member(name)
+        if normal is None:
+            problems.append(
+                Problem("record-outside", record, f"RECORD line {line} names {printable(name)!r}, "
+                        "outside the wheel's install directory")
+            )  # fmt: skip
+            continue
+        listed.add(normal)
+        info = infos.get(normal)
+        if info is None:
+            problems.append(
+                Problem("record-missing", record, f"RECORD line {line} lists "
+                        f"{printable(name)!r}, which the wheel does not hold")
+            )  # fmt: skip
+            continue
+        if not _unhashed(normal, record):
+            problems += _row_problems(zip_file, info, row, line)
+    for name in sorted(infos):
+        if name not in listed and not _unhashed(name, record):
+            problems.append(
+                Problem("record-unlisted", name, f"{printable(name)!r} is not listed in RECORD")
+            )
+    return problems
+
+
+def _rows(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo) -> list[tuple[int, list[str]]]:
+    if info.file_size > MAX_RECORD_BYTES:
+        raise ValueError(f"{info.file_size} bytes, more than {MAX_RECORD_BYTES}")
+    text = zip_file.read(info).decode("utf-8")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    return [(reader.line_num, row) for row in reader]
+
+
+def _unhashed(name: str, record: str) -> bool:
+    directory = record.rsplit("/", 1)[0]
+    return name in {f"{directory}/{n}" for n in _UNHASHED}
+
+
+def _row_problems(
+    zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, row: list[str], line: int
+) -> list[Problem]:
+    name = info.filename
+    hash_text = row[1] if len(row) > 1 else ""
+    size_text = row[2] if len(row) > 2 else ""
+    problems = []
+    if size_text and size_text != str(info.file_size):
+        problems.append(
+            Problem("record-size", name, f"RECORD line {line} gives {printable(size_text)!r} "
+                    f"bytes, the member holds {info.file_size}")
+        )  # fmt: skip
+    if not hash_text:
+        return [*problems, Problem("record-hash", name, f"RECORD line {line} gives no hash")]
+    algorithm, _, expected = hash_text.partition("=")
+    if algorithm not in ("sha256", "sha384", "sha512", "blake2b"):
+        return [
+            *problems,
+            Problem("record-hash", name, f"RECORD line {line} uses {printable(algorithm)!r}, "
+                    "which a wheel may not (sha256 or stronger)"),
+        ]  # fmt: skip
+    actual = _member_hash(zip_file, info, algorithm)
+    if actual is None:
+        return problems  # unreadable: the rules that read it say why
+    if actual != expected:
+        problems.append(
+            Problem("record-hash", name, f"its {algorithm} is {actual}, RECORD line {line} "
+                    f"says {printable(expected[:64])}")
+        )  # fmt: skip
+    return problems
+
+
+def _member_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:
+    hasher = hashlib.new(algorithm)
+    try:
+        with zip_file.open(info) as stream:
+            while chunk := stream.read(_CHUNK):
+                hasher.update(chunk)
+    except (OSError, EOFError, RuntimeError, ValueError, NotImplementedError, zipfile.BadZipFile):
+        return None
+    except Exception:
+        return None
+    return base64.urlsafe_b64encode(hasher.digest()).rstrip(b"=").decode("ascii")
+
+
+# -- local headers ---------------------------------------------------------------------
+
+
+def _header_problems(zip_file: zipfile.ZipFile) -> list[Problem]:
+    stream = zip_file.fp
+    if stream is None:
+        return []
+    problems: list[Problem] = []
+    spans: list[tuple[int, int, str]] = []
+    for info in zip_file.infolist():
+        name = info.filename
+        stream.seek(info.header_offset)
+        header = stream.read(_LOCAL.size)
+        if len(header) < _LOCAL.size or header[:4] != _LOCAL_SIGNATURE:
+            problems.append(Problem("zip-header", name, "no local header where the central "
+                                    f"directory puts it (offset {info.header_offset})"))  # fmt: skip
+            continue
+        _, _, flags, method, _, _, crc, compressed, size, name_length, extra_length = _LOCAL.unpack(
+            header
+        )
+        raw_name = stream.read(name_length)
+        local_name = raw_name.decode("utf-8" if flags & 0x800 else "cp437", "surrogateescape")
+        differences = []
+        if local_name != info.orig_filename:
+            differences.append(f"name {printable(local_name)!r}")
+        if method != info.compress_type:
+            differences.append(f"compression method {method}, not {info.compress_type}")
+        # With a data descriptor (flag 3) the local sizes are zero; zip64 ones are 0xFFFFFFFF.
+        if not flags & 0x08 and 0xFFFFFFFF not in (compressed, size):
+            if crc != info.CRC:
+                differences.append(f"CRC-32 {crc:08x}, not {info.CRC:08x}")
+            if (compressed, size) != (info.compress_size, info.file_size):
+                differences.append(
+                    f"{size} bytes ({compressed} compressed), not {info.file_size} "
+                    f"({info.compress_size})"
+                )
+        if differences:
+            problems.append(
+                Problem("zip-header", name, "its local header disagrees with the central "
+                        "directory: " + "; ".join(differences))
+            )  # fmt: skip
+        end = info.header_offset + _LOCAL.size + name_length + extra_length + info.compress_size
+        if flags & 0x08:
+            stream.seek(end)
+            descriptor = stream.read(4)
+            end += (16 if descriptor == _DESCRIPTOR_SIGNATURE else 12) + (
+                8 if info.file_size > 0xFFFFFFFF else 0
+            )
+        spans.append((info.header_offset, end, name))
+    problems += _gaps(zip_file, sorted(spans))
+    return problems
+
+
+def _gaps(zip_file: zipfile.ZipFile, spans: list[tuple[int, int, str]]) -> list[Problem]:
+    """Local entries outside every referenced member: in the space before the first, between
+    two, or after the last and before the central directory; and members that overlap."""
+    stream = zip_file.fp
+    assert stream is not None
+    directory = getattr(zip_file, "start_dir", None)
+    problems = []
+    position = 0
+    previous = ""
+    for start, end, name in [*spans, (directory or 0, directory or 0, "")]:
+        if start < position and name:
+            problems.append(Problem("zip-header", name, f"overlaps {printable(previous)!r}"))
+        elif start > position:
+            found = _signature_in(stream, position, start)
+            if found is not None:
+                problems.append(
+                    Problem("zip-unreferenced", None, f"a local entry at offset {found} that no "
+                            "central directory entry names")
+                )  # fmt: skip
+        position, previous = max(position, end), name
+    return problems
+
+
+def _signature_in(stream: IO[bytes], start: int, end: int) -> int | None:
+    stream.seek(start)
+    carried = b""
+    offset = start
+    while offset < end:
+        chunk = stream.read(min(_CHUNK, end - offset))
+        if not chunk:
+            return None
+        window = carried + chunk
+        at = window.find(_LOCAL_SIGNATURE)
+        if at >= 0:
+            return offset - len(carried) + at
+        carried = window[-3:]
+        offset += len(chunk)
+    return None
+
+
+def _encode(problems: tuple[Problem, ...]) -> Any:
+    return [(p.kind, p.member, p.detail) for p in problems]
+
+
+def _decode(data: Any) -> tuple[Problem, ...]:
+    return tuple(Problem(str(k), None if m is None else str(m), str(d)) for k, m, d in data)
+
+
+_KEPT: Memo[tuple[Problem, ...]] = Memo(
+    "wheel-integrity", constant(cache.source_bytes((Path(__file__),))), _encode, _decode
+)
