@@ -101,7 +101,7 @@ def test_a_local_entry_no_central_entry_names(tmp_path: Path) -> None:
     wheel = _copy(tmp_path, extra=(("pybind11/hidden.py", b"import os\n"),))
     data = wheel.read_bytes()
     with zipfile.ZipFile(wheel) as archive:
-        start = archive.start_dir  # type: ignore[attr-defined]
+        start = archive.start_dir
         hidden = archive.getinfo("pybind11/hidden.py")
         entries = [i for i in archive.infolist() if i.filename != "pybind11/hidden.py"]
     # The central directory rewritten without the hidden member: its bytes stay in place.

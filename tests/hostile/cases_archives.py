@@ -315,14 +315,14 @@ def _record(ws: Workspace, rng: random.Random) -> list[str]:
     if variant == "hidden":
         # The last member's central record cut out: its local entry stays, named by none.
         hidden = rawzip.entry(LIB + "libhidden.so", b"\x7fELF not really", compress=True)
-        data = rawzip.build([*entries, hidden])
-        last = data.rindex(b"PK\x01\x02")
-        end = data.rindex(b"PK\x05\x06")
-        eocd = bytearray(data[end:])
+        whole = rawzip.build([*entries, hidden])
+        last = whole.rindex(b"PK\x01\x02")
+        end = whole.rindex(b"PK\x05\x06")
+        eocd = bytearray(whole[end:])
         first = int.from_bytes(eocd[16:20], "little")
         struct.pack_into("<HHL", eocd, 8, len(entries), len(entries), last - first)
         path = ws.inputs / f"{WHEEL_STEM}{PLATFORM}.whl"
-        path.write_bytes(data[:last] + bytes(eocd))
+        path.write_bytes(whole[:last] + bytes(eocd))
         return _check(path)
     return _zip_case(ws, [record])
 
