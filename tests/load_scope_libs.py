@@ -12,6 +12,8 @@ through the ELF loader's whole load scope.
                           libc.so.6 that lacks them (as glibc 2.28's does), NEEDED
                           libthreads.so and that libc.so.6 (as libexecutorch_kernels_optimized.so)
     libuses_pthread_alone.so  the same without libthreads.so
+    libuses_rt.so         the same, NEEDing librt.so.1 instead of libthreads.so: before
+                          glibc 2.34 librt itself NEEDs libpthread.so.0
     _x.so                 a Python extension named as an abi3 module may be (no
                           `.abi3.so`): calls PyLong_FromLong and helper_py; NEEDED
                           libhelper_py.so
@@ -154,6 +156,17 @@ def build(root: Path) -> dict[str, Path]:
         "libuses_pthread_alone.so",
         "-nostdlib",
         no_as_needed,
+        "-L",
+        str(stub),
+        "-l:libc.so.6",
+    )
+    libs["libuses_rt.so"] = _gcc(
+        out / "libuses_rt.so",
+        src / "uses_threads.c",
+        "libuses_rt.so",
+        "-nostdlib",
+        no_as_needed,
+        "-l:librt.so.1",
         "-L",
         str(stub),
         "-l:libc.so.6",

@@ -102,11 +102,24 @@ def test_pthread_from_a_dependencys_libpthread_on_manylinux_2_28(
     assert "glibc 2.31 layout, manylinux_2_28 symbol versions" in found[0][1]
 
 
+def test_a_system_librarys_own_needed_entries_are_in_the_scope(
+    tmp_path: Path, scope_libs: dict[str, Path]
+) -> None:
+    # librt.so.1 of glibc before 2.34 NEEDs libpthread.so.0: the loader searches it too.
+    assert dlopen_now(scope_libs["libuses_rt.so"]).returncode == 0
+    found = _by(_lint(tmp_path, scope_libs, ("libuses_rt.so",)), "libuses_rt.so")
+    assert [code for code, _ in found] == ["SL323"]
+    assert (
+        "pthread_create, pthread_join in libpthread.so.0 (loaded through librt.so.1)"
+        in (found[0][1])
+    )
+
+
 def test_pthread_is_libcs_own_from_glibc_2_34(tmp_path: Path, scope_libs: dict[str, Path]) -> None:
     # The host's glibc (2.34 or later, like the tag's) loads both.
     for name in ("libuses_threads.so", "libuses_pthread_alone.so"):
         assert dlopen_now(scope_libs[name]).returncode == 0
-    names = ("libuses_threads.so", "libthreads.so", "libuses_pthread_alone.so")
+    names = ("libuses_threads.so", "libthreads.so", "libuses_pthread_alone.so", "libuses_rt.so")
     assert _lint(tmp_path, scope_libs, names, tag=NEW_GLIBC) == []
 
 
