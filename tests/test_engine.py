@@ -145,6 +145,9 @@ _RULE_IMPORTS = {
     # binaries loaded into Python. Pure functions of the model, reading no artifact.
     "shiplint.artifacts.load_scope",
     "shiplint.artifacts.python_loaded",
+    # What a wheel's platform tag promises (auditwheel's policy data, shipped in
+    # schemas/): a pure function of the tag, reading no artifact.
+    "shiplint.artifacts.tag_promises",
     "shiplint.diagnostics",
     "shiplint.engine_models",
     "shiplint.manifest.model",
