@@ -19,7 +19,7 @@ externals opaque):
   a file that is an allowed external accepts it; a file inside the artifact must
   define the name under that version;
 - an unversioned reference binds to whichever library of the scope defines the name
-  (at its base or default version); found in none, and no opaque external there to
+  (under its first version, else its default one); found in none, and no opaque external there to
   stand in, it is unresolved (SL320, an error: the load fails). Found only in a
   library some dependency NEEDs, never in one the binary NEEDs itself, it is
   underlinked (SL323, a warning: it loads while that dependency keeps its NEEDED);
