@@ -187,6 +187,8 @@ def test_a_config_reaches_no_unix_socket_outside(
 ) -> None:
     # A socket file is no write for a read-only mount, nor for Landlock: the seccomp
     # filter refuses the socket itself.
+    if confine._filter(os.uname().machine) is None:
+        pytest.skip("no seccomp filter for this machine (docs/cmake-evaluation.md)")
     monkeypatch.setattr(run, "confinement", lambda: mode)
     seen = _seen(tmp_path, _connect_unix(unix_listener.getsockname()), VERSIONS[-1])
     assert "rc=0" not in seen and "connected" not in seen, seen
@@ -261,8 +263,8 @@ print(" ".join(said))
 def test_the_mounts_hold_without_landlock_against_a_nested_namespace(tmp_path: Path) -> None:
     # Kernels without Landlock rely on the mount locks alone: confine.py with Landlock
     # switched off, then a program holding every capability of a namespace it made.
-    if not run.namespace_prefix():
-        pytest.skip("no user namespaces here")
+    if not run.confines(Confinement.MOUNTS):
+        pytest.skip("read-only mounts do not work here")
     writable, fence, canary = tmp_path / "writable", tmp_path / "fence", tmp_path / "canary"
     for directory in (writable, fence, canary):
         directory.mkdir()
@@ -394,6 +396,8 @@ def test_every_escape_is_refused_as_an_unprivileged_user(
     elif attempt == "unmount-proc":
         config = _unmount_proc()
     elif attempt == "connect-unix":
+        if confine._filter(os.uname().machine) is None:
+            pytest.skip("no seccomp filter for this machine (docs/cmake-evaluation.md)")
         config = _connect_unix(unix_listener.getsockname())
     else:
         if mode is Confinement.LANDLOCK and confine.landlock_abi() < 4:
