@@ -96,6 +96,8 @@ _HOSTILE_YAML: tuple[str, ...] = (
     "version: !!python/name:os.system\n",
     "version: !!python/object/apply:os.system ['touch /tmp/pwned']\n",
     "version: 1\npackage: {name: !!timestamp 2001-13-45}\n",
+    "version: 1\npackage: {name: !!bool maybe}\n",
+    "version: !!int 0x\npackage: {name: !!float .}\n",
     "version: 1\npackage: !custom {name: x}\n",
     "version: 1\npackage: {name: !!binary '%%%'}\n",
     "version: 1\npackage: &a {name: x, more: *a}\n",

@@ -54,7 +54,7 @@ def check_wheel(path: Path, zip_file: zipfile.ZipFile) -> tuple[Problem, ...]:
     kept by the wheel file's digest."""
     hasher = hashlib.sha256()
     with path.open("rb") as stream:
-        while chunk := stream.read(_CHUNK * 8):
+        while chunk := stream.read(_CHUNK):
             hasher.update(chunk)
     return _KEPT.through(lambda: _check(zip_file), hasher.digest())
 
