@@ -7,6 +7,7 @@ python and platform tags are what the stand-ins answer for); the real ExecuTorch
 
 from __future__ import annotations
 
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -14,13 +15,14 @@ import pytest
 from shiplint import cache
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import list_artifact
-from shiplint.cmake_eval import evaluate_artifact
+from shiplint.cmake_eval import evaluate_artifact, target_host
 from shiplint.cmake_eval.model import ConfigEvaluation
 from shiplint.cmake_eval.target_host import wheel_python
 from shiplint.engine import Selection, lint
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Aggregate, Carries, LibraryKind, Manifest
 from shiplint.registry import RULES
+from shiplint.scratch import scratch_dir
 
 from tests.builders import library, manifest
 from tests.material import (
@@ -153,6 +155,38 @@ def test_the_stand_ins_are_part_of_what_a_kept_run_is_keyed_on(
         assert not _evaluate(
             _wheel(tmp_path / "d", "cp311-cp311-macosx_12_0_arm64"), NEW_CMAKE_VERSION
         ).reused
+
+
+def test_stand_ins_run_from_elsewhere_when_the_run_directory_runs_no_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A noexec /dev/shm (as containers mount it) lets no stand-in run there: they go to
+    the system's temporary directory, answer the same and are keyed by what they are."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    system_temp = tempfile.gettempdir()
+    run_parent = scratch_dir() or system_temp
+
+    def runs_programs(directory: Path) -> bool:
+        # The evaluation's own directory lets nothing run; the system's temp does.
+        return str(directory) == system_temp or not str(directory).startswith(run_parent)
+
+    monkeypatch.setattr(target_host, "_runs_programs", runs_programs)
+    wheel = _wheel(tmp_path / "a", "cp311-cp311-macosx_12_0_arm64")
+    first = _evaluate(wheel, NEW_CMAKE_VERSION)
+    assert _answers(first)["python"].startswith(".cpython-311-darwin.so|Darwin")
+    assert first.host_answers == ()
+    assert _evaluate(wheel, NEW_CMAKE_VERSION).reused
+
+
+def test_no_place_to_run_a_stand_in_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(target_host, "_runs_programs", lambda d: False)
+    evaluation = _evaluate(_wheel(tmp_path, "cp311-cp311-macosx_12_0_arm64"), NEW_CMAKE_VERSION)
+    (said,) = evaluation.host_answers
+    assert "no stand-in" in said
+    (finding,) = lint(RULES, _manifest(), [evaluation], Selection(select=("SL127",)))
+    assert "the host, not macos-aarch64, answered" in finding.message
 
 
 @pytest.mark.parametrize(

@@ -596,9 +596,9 @@ def host_answered_for_platform(manifest: Manifest, ev: ConfigEvaluation) -> Iter
         return
     asked = "; ".join(f"`{a}`" for a in ev.host_answers)
     yield Finding(
-        message=f"the config asked the host {asked} on {_on(ev)}, which no stand-in answers "
-        f"for {ev.platform}: the host answered, so what the config published there may "
-        "not be what a consumer on that platform gets",
+        message=f"the host, not {ev.platform}, answered what the config asked on {_on(ev)}: "
+        f"{asked}; what the config published there may not be what a consumer on that "
+        "platform gets",
         location=ev.config,
         subject=_subject(ev),
         hint="Read the result with that in mind, or check the artifact on its own platform.",

@@ -9,6 +9,7 @@ platform), `AggregateAcrossRoutes` models comparing the routes, or a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -25,7 +26,7 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
-from shiplint.cmake_eval.isolate import ProbeRun, answer_all
+from shiplint.cmake_eval.isolate import Answers, ProbeRun, answer_all
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, TreeNotWritten, layout_artifact, layout_source
 from shiplint.cmake_eval.model import (
@@ -54,7 +55,8 @@ from shiplint.cmake_eval.results import (
     read_results,
 )
 from shiplint.cmake_eval.run import Confinement, RunOutcome
-from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, write_stand_ins
+from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, is_host
+from shiplint.cmake_eval.target_host import stand_ins as host_stand_ins
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
@@ -315,6 +317,11 @@ def evaluate_once(
     # (SL109 is about a REQUIRED request).
     required = frozenset(range(1 if together else 0, first_set))
     deadline = time.monotonic() + timeout
+    # What the config asks of the host (python3's sysconfig, uname) answered for the
+    # artifact's platform (target_host.py): the same stand-ins for every run.
+    target = TargetHost(layout.platform, layout.python, layout.platform_tag)
+    places = contextlib.ExitStack()
+    stand_ins = places.enter_context(host_stand_ins(work, target))
 
     def run(only: frozenset[str] | None, attempt: int) -> ProbeRun:
         # A resumed run (isolate.py) in a directory of its own beside the first.
@@ -331,13 +338,6 @@ def evaluate_once(
             required,
             only,
         )
-        # What the config asks of the host (python3's sysconfig, uname) answered for the
-        # artifact's platform; what the host answered instead is noted with the results.
-        stand_ins = write_stand_ins(
-            here / "host",
-            TargetHost(layout.platform, layout.python, layout.platform_tag),
-            probe.source_dir / "results" / NOTES,
-        )
         # Writable: the evaluation's whole directory (this run's and the laid-out tree,
         # where the probe configures a .cmake.in source), nothing else.
         remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
@@ -347,7 +347,8 @@ def evaluate_once(
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
-        answers = answer_all(run, requests, manifest.cmake.package, deadline)
+        with places:
+            answers = answer_all(run, requests, manifest.cmake.package, deadline)
     except TreeNotWritten as exc:
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
         return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
@@ -406,13 +407,7 @@ def evaluate_once(
         unconfined=outcome.confinement is Confinement.NONE,
         reused=outcome.reused,
         runs=answers.runs,
-        host_answers=tuple(
-            dict.fromkeys(
-                asked
-                for run in answers.probes
-                for asked in host_answers(run.source_dir / "results" / NOTES)
-            )
-        ),
+        host_answers=_host_answers(answers, stand_ins, target),
     )
 
 
@@ -422,6 +417,23 @@ def _shipped_components(manifest: Manifest, layout: Layout) -> set[str]:
     (their target's existence is what SL105 checks)."""
     owned = {c for lib in layout.shipped for c in lib.components}
     return owned | {c.name for c in manifest.components if c.header_only}
+
+
+def _host_answers(answers: Answers, stand_ins: Path | None, target: TargetHost) -> tuple[str, ...]:
+    """What the host answered instead of the artifact's platform, over every run."""
+    if stand_ins is None:
+        if is_host(target):
+            return ()
+        return (
+            "python3, python and uname (no stand-in: no temporary directory here lets a program run)",
+        )
+    return tuple(
+        dict.fromkeys(
+            asked
+            for run in answers.probes
+            for asked in host_answers(run.source_dir.parent / "home" / NOTES)
+        )
+    )
 
 
 def _config_text(layout: Layout) -> str:

@@ -61,6 +61,7 @@ from shiplint.cmake_eval.run import (
     platform_arguments,
     run_script,
 )
+from shiplint.cmake_eval.target_host import NOTES, stand_ins_digest
 from shiplint.cmake_eval.trace import (
     Reached,
     TraceReader,
@@ -135,16 +136,18 @@ def configure_kept(
             platform_arguments(layout.platform, languages),
             list(languages),
             [[str(item.template), str(item.output)] for item in layout.configure],
-            str(stand_ins) if stand_ins is not None else None,
+            # The stand-ins answering for the artifact's platform, by what they are (they
+            # may live outside the run's directory, under a name of their own).
+            stand_ins_digest(stand_ins) if stand_ins is not None else None,
         ],
         inputs=(
             layout.planned or layout.root,
             probe,
             *{item.template.parent for item in layout.configure},
-            # The programs answering for the artifact's platform (target_host.py).
-            *([stand_ins] if stand_ins is not None else []),
         ),
-        outputs=(probe / "results", *sorted(products)),
+        # The results, what the run configured, and what the stand-ins noted the host
+        # answered (in the run's HOME).
+        outputs=(probe / "results", *sorted(products), work / "home" / NOTES),
         products=products,
         cmake_cache=work / "build" / "CMakeCache.txt",
     )

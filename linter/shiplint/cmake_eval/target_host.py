@@ -19,23 +19,30 @@ starts with a directory of stand-ins:
 What a stand-in cannot answer for the platform (a Python command line it does not
 take apart, another `uname` question, `uname` for Windows) is answered by the real
 program, and recorded: the evaluation then says so once (SL127, info), because that
-answer is the host's. The stand-ins are part of what a kept run is keyed on
-(replay.py digests the run's inputs, this directory included).
+answer is the host's. The stand-ins hold nothing of one run (they note into the
+run's HOME), so they are keyed by what they are (replay.py) and can live outside the
+run's directory when its file system lets no program run.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import platform as host
 import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.platforms import Platform, normalise_arch
 
-# Where a stand-in records that the host answered (a results file: replay.py keeps it).
-NOTES = "host-answers.jsonl"
+# Where a stand-in records that the host answered: in the run's HOME (run.py makes it
+# inside the run's directory), so the stand-ins hold nothing of one run and can live
+# outside it; replay.py keeps the file with the run's results.
+NOTES = ".shiplint-host-answers.jsonl"
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ def _macos_version(tag: str | None) -> str:
 _PYTHON = r"""
 import json, os, sys
 ANSWERS = json.loads(@ANSWERS@)
-NOTES = @NOTES@
+NOTES = os.path.join(os.environ.get("HOME", "."), @NOTES@)
 REAL = @REAL@
 
 def note(what):
@@ -213,16 +220,16 @@ _UNAME = """#!/bin/sh
 # shiplint: uname answering for @PLATFORM@ (see cmake_eval/target_host.py)
 case "$*" in
 @KNOWN@  *)
-    printf '{"program": "uname", "asked": "%s"}\\n' "$*" >> "@NOTES@" 2>/dev/null
+    printf '{"program": "uname", "asked": "%s"}\\n' "$*" >> "$HOME/@NOTES@" 2>/dev/null
     exec "@REAL@" "$@" ;;
 esac
 """
 
 
-def write_stand_ins(directory: Path, target: TargetHost, notes: Path) -> Path:
-    """The stand-ins for `target` in `directory` (made), noting host answers in `notes`;
-    the directory to put first on the run's PATH. A program the host does not have is
-    given no stand-in: the config finds none, as on the host."""
+def write_stand_ins(directory: Path, target: TargetHost) -> Path:
+    """The stand-ins for `target` in `directory` (made); the directory to put first on the
+    run's PATH. A program the host does not have is given no stand-in: the config finds
+    none, as on the host."""
     directory.mkdir(parents=True, exist_ok=True)
     path = os.environ.get("PATH", "")
     answers = json.dumps(_answers(target))
@@ -233,21 +240,53 @@ def write_stand_ins(directory: Path, target: TargetHost, notes: Path) -> Path:
         script = directory / f"{name}.py"
         script.write_text(
             _PYTHON.replace("@ANSWERS@", repr(answers))
-            .replace("@NOTES@", repr(str(notes)))
+            .replace("@NOTES@", repr(NOTES))
             .replace("@REAL@", repr(real)),
             encoding="utf-8",
         )
-        # The real interpreter, isolated from the caller's site settings as CMake's
-        # environment already is, runs the script with the config's arguments.
-        _executable(directory / name, f'#!/bin/sh\nexec "{real}" "{script}" "$@"\n')
+        # The real interpreter runs the script with the config's arguments.
+        # (Found beside itself: nothing of the directory's own path is in the stand-ins.)
+        _executable(directory / name, f'#!/bin/sh\nexec "{real}" "${{0%/*}}/{name}.py" "$@"\n')
     real_uname = shutil.which("uname", path=path)
     # On the platform itself the real uname is the platform's own answer.
-    if real_uname is not None and not _is_host(target):
-        _executable(directory / "uname", _uname(target, real_uname, notes))
+    if real_uname is not None and not is_host(target):
+        _executable(directory / "uname", _uname(target, real_uname))
     return directory
 
 
-def _uname(target: TargetHost, real: str, notes: Path) -> str:
+@contextlib.contextmanager
+def stand_ins(run_directory: Path, target: TargetHost) -> Iterator[Path | None]:
+    """The stand-ins for `target`, in `run_directory/host` when programs may run from
+    that file system (a noexec /dev/shm, as containers mount it, lets none run), else in
+    a temporary directory of the system's that lets them, removed afterwards; None when
+    no place here lets a program run."""
+    if _runs_programs(run_directory):
+        yield write_stand_ins(run_directory / "host", target)
+        return
+    base = tempfile.gettempdir()
+    if _runs_programs(Path(base)):
+        with tempfile.TemporaryDirectory(prefix="shiplint-host-", dir=base) as elsewhere:
+            yield write_stand_ins(Path(elsewhere), target)
+        return
+    yield None
+
+
+def _runs_programs(directory: Path) -> bool:
+    try:
+        return not os.statvfs(directory).f_flag & os.ST_NOEXEC
+    except OSError:
+        return False
+
+
+def stand_ins_digest(directory: Path) -> str:
+    """What the stand-ins are, whatever directory holds them: a kept run's key holds it."""
+    digest = hashlib.sha256()
+    for path in sorted(directory.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _uname(target: TargetHost, real: str) -> str:
     """A uname answering -s/-m/-p as the platform's does; for Windows, which has none,
     every question is the host's (and noted)."""
     if target.platform.os == "windows":
@@ -263,12 +302,13 @@ def _uname(target: TargetHost, real: str, notes: Path) -> str:
     return (
         _UNAME.replace("@PLATFORM@", str(target.platform))
         .replace("@KNOWN@", known)
-        .replace("@NOTES@", str(notes))
+        .replace("@NOTES@", NOTES)
         .replace("@REAL@", real)
     )
 
 
-def _is_host(target: TargetHost) -> bool:
+def is_host(target: TargetHost) -> bool:
+    """Whether `target` is this host's own platform (its Python aside)."""
     system = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(host.system())
     arch = target.platform.arch
     return system == target.platform.os and (arch is None or arch == normalise_arch(host.machine()))
