@@ -29,8 +29,8 @@ from tests.material import (
     EXAMPLE_MANIFEST,
     NEW_CMAKE_VERSION,
     OLD_CMAKE_VERSION,
-    cached_wheel,
     cmake,
+    wheel,
 )
 from tests.test_cmake_eval_executorch import GOLDEN_DIR, _pinned, _render
 
@@ -210,7 +210,7 @@ def test_the_1_0_1_macos_wheel_offers_its_python_extension() -> None:
     (before, a Linux host's suffix found nothing: "offering nothing in its aggregates")."""
     et_manifest = load_manifest(EXAMPLE_MANIFEST)
     routes = [str(cmake(OLD_CMAKE_VERSION)), str(cmake(NEW_CMAKE_VERSION))]
-    with open_artifact(cached_wheel("executorch", "1.0.1")) as tree:
+    with open_artifact(wheel("1.0.1", "macosx_12_0_arm64")) as tree:
         models = evaluate_artifact(tree, list_artifact(tree, et_manifest), et_manifest, routes, 120)
     evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert len(evaluations) == 2
@@ -225,3 +225,25 @@ def test_the_1_0_1_macos_wheel_offers_its_python_extension() -> None:
         assert libraries is not None and libraries.text == "_portable_lib"
     diagnostics = lint(RULES, et_manifest, models, Selection(select=("SL1",)))
     _pinned(GOLDEN_DIR / "executorch-1.0.1-macos.txt", _render(diagnostics))
+
+
+def test_the_1_0_1_windows_wheel_is_told_its_suffix_and_still_finds_nothing() -> None:
+    """The same config in the Windows wheel is told `.cp311-win_amd64.pyd` now (the
+    platform tests above), and its `find_library(NAMES _portable_lib.cp311-win_amd64.pyd)`
+    finds nothing anyway: find_library tries a name as given only when it ends in one of
+    the platform's library suffixes, and `.pyd` is none of Windows'. So on Windows the
+    config offers nothing, as a consumer there gets; said (SL112), not blamed on the host."""
+    et_manifest = load_manifest(EXAMPLE_MANIFEST)
+    routes = [str(cmake(OLD_CMAKE_VERSION)), str(cmake(NEW_CMAKE_VERSION))]
+    with open_artifact(wheel("1.0.1", "win_amd64")) as tree:
+        assert "executorch/extension/pybindings/_portable_lib.cp311-win_amd64.pyd" in tree.names()
+        models = evaluate_artifact(tree, list_artifact(tree, et_manifest), et_manifest, routes, 120)
+    evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
+    assert len(evaluations) == 2
+    for evaluation in evaluations:
+        assert evaluation.failure is None and evaluation.found and evaluation.host_answers == ()
+        assert evaluation.targets == ()
+    diagnostics = lint(RULES, et_manifest, models, Selection(select=("SL1",)))
+    sl112 = [d for d in diagnostics if d.code == "SL112"]
+    assert len(sl112) == 2 and all("offering nothing" in d.message for d in sl112)
+    _pinned(GOLDEN_DIR / "executorch-1.0.1-windows.txt", _render(diagnostics))
