@@ -45,6 +45,7 @@ MODULES: tuple[tuple[str, str, tuple[Area, ...]], ...] = (
     ("wheel_name", "SL3", (ARTIFACTS,)),
     ("import_libraries", "SL3", (ARTIFACTS,)),
     ("platform_promises", "SL3", (ARTIFACTS,)),
+    ("provided_reach", "SL3", (ARTIFACTS,)),
     ("include_closure", "SL3", (INCLUDE_CLOSURE,)),
     ("operators", "SL4", (OPERATORS,)),
     ("link_probe", "SL5", (LINK_PROBE,)),

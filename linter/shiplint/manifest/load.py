@@ -84,6 +84,15 @@ def _version(text: str | None) -> tuple[int, ...] | None:
     return None if text is None else tuple(int(p) for p in text.split("."))
 
 
+def _directory(text: str | None) -> str | None:
+    """A site-packages-relative directory as the linkage compares them: no `./`, no
+    trailing `/` (the schema refuses `..`, absolute paths and tokens)."""
+    if text is None:
+        return None
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    return "/".join(parts)
+
+
 def _carries(data: dict[str, Any]) -> Carries:
     only = data.get("only")
     return Carries(
@@ -184,7 +193,13 @@ def _build(doc: Document) -> Manifest:
         system=tuple(e for e in ext.get("system", ()) if isinstance(e, str)),
         policies=tuple(e["policy"] for e in ext.get("system", ()) if isinstance(e, dict)),
         provided=tuple(
-            ProvidedLibraries(p["provider"], tuple(p["libraries"]), p.get("distribution"))
+            ProvidedLibraries(
+                p["provider"],
+                tuple(p["libraries"]),
+                p.get("distribution"),
+                directory=_directory(p.get("directory")),
+                loaded_by=p.get("loaded_by"),
+            )
             for p in ext.get("provided", ())
         ),
         accelerator_builds=tuple(

@@ -263,6 +263,12 @@ class ProvidedLibraries:
     patterns: tuple[str, ...]
     # The Python distribution shipping them, which a wheel loading them must require.
     distribution: str | None = None
+    # Where that distribution installs them, relative to site-packages (`torch/lib`): a
+    # binary of the wheel finds them through a RUNPATH / LC_RPATH entry naming it.
+    directory: str | None = None
+    # The Python import that loads them before any binary of the wheel NEEDing them is
+    # loaded (`torch`): the loader then reuses the loaded library, whatever the RUNPATH.
+    loaded_by: str | None = None
 
 
 @dataclass(frozen=True)
