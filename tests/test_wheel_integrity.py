@@ -121,3 +121,15 @@ def test_an_unreadable_record_is_said(tmp_path: Path, rows: bytes) -> None:
     wheel = _copy(tmp_path, lambda n, d: rows if n == RECORD else d)
     found = _findings(tmp_path, wheel)
     assert [d["code"] for d in found] == ["SL331"] or {d["code"] for d in found} == {"SL331"}
+
+
+def test_a_plain_zip_has_its_headers_checked_and_no_record(tmp_path: Path) -> None:
+    wheel = _copy(tmp_path, _record(b"../../../victim.txt,,\n"))
+    data = bytearray(wheel.read_bytes())
+    with zipfile.ZipFile(wheel) as archive:
+        offset = archive.getinfo(MEMBER).header_offset
+    data[offset + 30 + len("pybind11/_")] ^= 0x20  # one letter of the local name's case
+    plain = tmp_path / "prefix.zip"
+    plain.write_bytes(bytes(data))
+    # A zip is no wheel: its RECORD is a file like any other (no SL332), its headers count.
+    assert _summary(_findings(tmp_path, plain)) == [("SL333", MEMBER)]

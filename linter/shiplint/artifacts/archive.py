@@ -410,14 +410,11 @@ class ZipTree(ArtifactTree):
         self._files[name] = info
 
     def integrity(self) -> tuple[Problem, ...]:
-        """Where the wheel's RECORD and local headers disagree with its members (a wheel
-        only: other zips have no RECORD, and their local headers are checked with it)."""
+        """Where the zip's local headers, and a wheel's RECORD, disagree with its members."""
         from shiplint.artifacts.integrity import check_wheel
 
-        if self.kind is not ArtifactKind.WHEEL:
-            return ()
         with self._lock:
-            return check_wheel(self.path, self._zip)
+            return check_wheel(self.path, self._zip, record=self.kind is ArtifactKind.WHEEL)
 
     def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
         # A zip symlink stores its target as the member's data (small by construction).

@@ -49,18 +49,19 @@ class Problem:
     detail: str
 
 
-def check_wheel(path: Path, zip_file: zipfile.ZipFile) -> tuple[Problem, ...]:
-    """Every disagreement between the wheel's members, its RECORD and its local headers;
-    kept by the wheel file's digest."""
+def check_wheel(path: Path, zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
+    """Every disagreement between the archive's members, its local headers and (a wheel's,
+    when `record`) RECORD; kept by the archive file's digest."""
     hasher = hashlib.sha256()
     with path.open("rb") as stream:
         while chunk := stream.read(_CHUNK):
             hasher.update(chunk)
-    return _KEPT.through(lambda: _check(zip_file), hasher.digest())
+    return _KEPT.through(lambda: _check(zip_file, record), hasher.digest(), bytes([record]))
 
 
-def _check(zip_file: zipfile.ZipFile) -> tuple[Problem, ...]:
-    return (*_record_problems(zip_file), *_header_problems(zip_file))
+def _check(zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
+    found = _record_problems(zip_file) if record else []
+    return (*found, *_header_problems(zip_file))
 
 
 # -- RECORD ---------------------------------------------------------------------------
