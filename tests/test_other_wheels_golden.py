@@ -6,7 +6,8 @@ mlx-metal (a macOS-only SDK whose one target has no namespace), tbb-devel
 copies), pybind11 (header-only: no library, INTERFACE targets, no COMPONENTS),
 cmeel-eigen (Eigen3::Eigen, header-only linear algebra, beside Eigen's BLAS and
 LAPACK builds) and cmeel-fmt (a library whose target imports the fully versioned
-copy, and a header-only target; no COMPONENTS). The whole report of each, both CMake routes, is pinned in
+copy, and a header-only target; no COMPONENTS) and torch 2.14.1 for macOS arm64 (a
+368 MiB dylib, read through a mapped file). The whole report of each, both CMake routes, is pinned in
 tests/golden/full/<example>.txt and every finding is explained in
 docs/findings/<example>.md. Regenerate on purpose with
 `SHIPLINT_UPDATE_GOLDEN=1 python -m pytest tests/test_other_wheels_golden.py`.
