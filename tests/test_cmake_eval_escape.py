@@ -179,6 +179,21 @@ def test_a_config_reaches_no_listener_on_the_loopback(
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_a_config_makes_no_user_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: Confinement
+) -> None:
+    if confine._filter(os.uname().machine) is None:
+        pytest.skip("no seccomp filter for this machine (docs/cmake-evaluation.md)")
+    monkeypatch.setattr(run, "confinement", lambda: mode)
+    config = (
+        "execute_process(COMMAND unshare --user true OUTPUT_VARIABLE out ERROR_VARIABLE err "
+        "RESULT_VARIABLE rc)\n" + _REPORT
+    )
+    seen = _seen(tmp_path, config, VERSIONS[-1])
+    assert "rc=0" not in seen and "Operation not permitted" in seen, seen
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_config_reaches_no_unix_socket_outside(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -262,7 +277,8 @@ print(" ".join(said))
 
 def test_the_mounts_hold_without_landlock_against_a_nested_namespace(tmp_path: Path) -> None:
     # Kernels without Landlock rely on the mount locks alone: confine.py with Landlock
-    # switched off, then a program holding every capability of a namespace it made.
+    # and the seccomp filter (which refuses the namespace itself) switched off, then a
+    # program holding every capability of a namespace it made.
     if not run.confines(Confinement.MOUNTS):
         pytest.skip("read-only mounts do not work here")
     writable, fence, canary = tmp_path / "writable", tmp_path / "fence", tmp_path / "canary"
@@ -275,6 +291,7 @@ def test_the_mounts_hold_without_landlock_against_a_nested_namespace(tmp_path: P
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
         "module.landlock_abi = lambda: 0\n"
+        "module.refuse_unix_sockets = lambda: False\n"
         "sys.exit(module.main(sys.argv[1:]))\n"
     )
     script = REMOUNT.split('"')[1].replace("/tmp/outside", str(target))

@@ -426,7 +426,10 @@ def _unescape(field: str) -> str:
 # <linux/seccomp.h>, <linux/filter.h>, <linux/audit.h>
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+# clone3 takes its flags in a structure a filter cannot read: it fails as unknown, and
+# the C library falls back to clone, whose flags it can.
+_CLONE3 = 435
 _AF_UNIX = 1
 _X32_SYSCALL_BIT = 0x40000000
 
@@ -450,29 +453,35 @@ class _Abi:
     io_uring_setup, whose requests can open sockets without socket(2)). A plain class:
     importing dataclasses costs this program's every run 15 ms."""
 
-    def __init__(self, arch: int, socket: int, refused: tuple[int, ...]) -> None:
+    def __init__(
+        self, arch: int, socket: int, refused: tuple[int, ...], clone: int, unshare: int
+    ) -> None:
         self.arch = arch  # AUDIT_ARCH_*
         self.socket = socket
         self.refused = refused
+        # Refused with CLONE_NEWUSER in their flags (their first argument).
+        self.clone = clone
+        self.unshare = unshare
 
 
 # Per machine: its native ABI (x32 calls refused on x86_64), then the 32-bit one it runs.
 _ABIS = {
     "x86_64": (
-        _Abi(0xC000003E, 41, (248, 249, 250, 425)),
-        _Abi(0x40000003, 359, (102, 286, 287, 288, 425)),
+        _Abi(0xC000003E, 41, (248, 249, 250, 425), 56, 272),
+        _Abi(0x40000003, 359, (102, 286, 287, 288, 425), 120, 310),
     ),
     "aarch64": (
-        _Abi(0xC00000B7, 198, (217, 218, 219, 425)),
-        _Abi(0x40000028, 281, (102, 309, 310, 311, 425)),
+        _Abi(0xC00000B7, 198, (217, 218, 219, 425), 220, 97),
+        _Abi(0x40000028, 281, (102, 309, 310, 311, 425), 120, 337),
     ),
 }
 
 
 def _filter(machine: str) -> list[tuple[int, int, int, int]] | None:
     """The seccomp program for `machine` (None: not known here): socket(AF_UNIX) and the
-    refused calls fail with EACCES, every other call of a known ABI is allowed, and a call
-    of any other ABI fails (ENOSYS)."""
+    refused calls fail with EACCES, clone and unshare making a user namespace with EPERM,
+    clone3 with ENOSYS; every other call of a known ABI is allowed, and a call of any
+    other ABI fails (ENOSYS)."""
     abis = _ABIS.get(machine)
     if abis is None:
         return None
@@ -486,6 +495,16 @@ def _filter(machine: str) -> list[tuple[int, int, int, int]] | None:
         for number in abi.refused:
             body.append((_JEQ_K, 0, 1, number))
             body.append((_RET_K, 0, 0, deny))
+        body.append((_JEQ_K, 0, 1, _CLONE3))
+        body.append((_RET_K, 0, 0, _RET_ERRNO | errno.ENOSYS))
+        for number in (abi.clone, abi.unshare):
+            # No user namespace of the config's own: no capabilities anywhere, and the
+            # kernel code that only they reach stays out of reach.
+            body.append((_JEQ_K, 0, 4, number))
+            body.append((_LD_W_ABS, 0, 0, 16))
+            body.append((_JSET_K, 0, 1, _CLONE_NEWUSER))
+            body.append((_RET_K, 0, 0, _RET_ERRNO | errno.EPERM))
+            body.append((_RET_K, 0, 0, _RET_ALLOW))
         body.append((_JEQ_K, 0, 3, abi.socket))
         body.append((_LD_W_ABS, 0, 0, 16))  # args[0], low 32 bits (both are little-endian)
         body.append((_JEQ_K, 0, 1, _AF_UNIX))
@@ -500,8 +519,9 @@ def _filter(machine: str) -> list[tuple[int, int, int, int]] | None:
 def refuse_unix_sockets() -> bool:
     """Install a seccomp filter: no socket(AF_UNIX) (a socket file the user may connect
     to, such as a container daemon's, is not a write a read-only mount refuses), no
-    kernel keyrings, no io_uring. Needs no_new_privs. False on a machine whose system
-    call numbers are not known here (nothing installed); proven by a refused socket."""
+    kernel keyrings, no io_uring, no user namespace of the config's own. Needs
+    no_new_privs. False on a machine whose system call numbers are not known here
+    (nothing installed); proven by a refused socket and a refused user namespace."""
     program = _filter(os.uname().machine)
     if program is None:
         return False
@@ -509,6 +529,8 @@ def refuse_unix_sockets() -> bool:
     fprog = _SockFprog(len(program), instructions)
     if _libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:
         raise _fail("prctl(PR_SET_SECCOMP)")
+    if _libc().unshare(_CLONE_NEWUSER) == 0:
+        raise Unconfined("a user namespace could still be made after the seccomp filter")
     try:
         _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM).close()
     except PermissionError:
