@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -257,3 +258,16 @@ def test_validate_counts_read_right(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert out.rstrip().endswith("components, 1 aggregate")
     assert " libraries, " in out
+
+
+def test_a_document_that_is_no_manifest_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A manifest path that links to another file: its bytes must not land in the cache.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = tmp_path / "shiplint.yaml"
+    os.symlink("/etc/passwd", path)
+    assert main(["validate-manifest", str(path)]) == 2
+    assert "not a mapping of manifest keys" in capsys.readouterr().err
+    kept = [p.read_bytes() for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert not any(b"root:" in data for data in kept)

@@ -105,8 +105,17 @@ def _position(raw: bytes, offset: int) -> tuple[int, int]:
 
 def parse_yaml(text: str, label: str) -> Document:
     """The document in `text`, with every value's and key's position; raises InputError."""
-    data, marks, key_marks = _DOCUMENTS.through(lambda: _plain(_parse(text, label)), text.encode())
-    return Document(label, data, marks, key_marks)
+    key = text.encode()
+    kept = _DOCUMENTS.get(key)
+    if kept is not None:
+        return Document(label, *kept)
+    parsed = _plain(_parse(text, label))
+    # Only a mapping can be a manifest: any other document is refused right after this,
+    # and keeping it would keep the bytes of whatever file was named (a link to
+    # /etc/passwd parses as one long string).
+    if isinstance(parsed[0], dict):
+        _DOCUMENTS.put(parsed, key)
+    return Document(label, *parsed)
 
 
 def _plain(doc: Document) -> tuple[Any, Any, Any]:
