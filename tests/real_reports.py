@@ -28,6 +28,8 @@ PINNED_CODES = {
     "SL310": 18,
     "SL321": 1,
     "SL323": 1,
+    "SL343": 1,
+    "SL346": 8,
     "SL405": 1,
 }
 PINNED_EXPLANATION = {
@@ -46,6 +48,11 @@ PINNED_EXPLANATION = {
     "NEEDs NEEDs libpthread.so.0: underlinking, a warning.",
     "SL321": "Binaries NEED torch's libtorch*.so and libc10.so, but METADATA does not "
     "require torch (1.4.1 did).",
+    "SL343": "extension/data_loader/mman_windows.h line 30 includes <_mingw.h> under "
+    "#ifndef _MSC_VER, true on Linux: the Windows mmap shim ships unguarded in the Linux "
+    "wheel and a consumer including it fails (g++: '_mingw.h: No such file or directory').",
+    "SL346": "Includes behind macros a consumer's build sets (ATen mode, CUDA, HIP, SYCL, "
+    "Android) that resolve nowhere: unknown, information only.",
     "SL405": "custom_ops_aot_lib registers its operators through code (no kernel table), so "
     "which operators it registers cannot be read from the binary.",
 }
