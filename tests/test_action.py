@@ -424,9 +424,14 @@ def test_the_cache_is_kept_between_runs_only_with_a_secret(
     service = tmp_path / "cache-service"
     service.mkdir()
     # No secret (a fork's pull request): nothing restored, nothing saved, a cold run.
+    found: list[str] = []
     for _ in range(2):
         cold, codes = _cached_run(action_dir, workspace, runner_temp, service)
-        assert (cold.returncode, codes) == (1, ["SL114", "SL301"])
+        # The wheel lacks the manifest's library and config (SL114, SL301, and whatever
+        # else a wheel without them is found to miss): every later run must find the same.
+        found = found or codes
+        assert {"SL114", "SL301"} <= set(codes) and codes == found
+        assert cold.returncode == 1
         assert cold.steps == ["install", "cache", "check"]
         assert "no cache-secret given" in cold.stdout
         assert _saved(service) == []
@@ -434,7 +439,7 @@ def test_the_cache_is_kept_between_runs_only_with_a_secret(
     first, codes = _cached_run(
         action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
     )
-    assert (first.returncode, codes) == (1, ["SL114", "SL301"])
+    assert (first.returncode, codes) == (1, found)
     assert first.steps == ["install", "cache", "restore", "check", "save"]
     (archive,) = _saved(service)
     assert archive.name.startswith("shiplint-cache-")
@@ -443,7 +448,7 @@ def test_the_cache_is_kept_between_runs_only_with_a_secret(
     second, codes = _cached_run(
         action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
     )
-    assert (second.returncode, codes) == (1, ["SL114", "SL301"])
+    assert (second.returncode, codes) == (1, found)
     assert len(_saved(service)) == 2  # restored from the first, saved under its own run
 
     # What a forger planted in the kept cache: a table that hides every finding.
@@ -453,7 +458,7 @@ def test_the_cache_is_kept_between_runs_only_with_a_secret(
     forged, codes = _cached_run(
         action_dir, workspace, runner_temp, service, **{"cache-secret": secret}
     )
-    assert (forged.returncode, codes) == (1, ["SL114", "SL301"])
+    assert (forged.returncode, codes) == (1, found)
 
     # The same table authenticated with the secret (as a run holding it would have
     # kept it) is restored and used: the check above failed for want of the secret only.
@@ -468,4 +473,4 @@ def test_the_cache_is_kept_between_runs_only_with_a_secret(
     # restored and does not verify.
     for inputs in ({}, {"cache-secret": "a guess"}):
         other, codes = _cached_run(action_dir, workspace, runner_temp, service, **inputs)
-        assert (other.returncode, codes) == (1, ["SL114", "SL301"])
+        assert (other.returncode, codes) == (1, found)

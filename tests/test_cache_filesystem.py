@@ -145,3 +145,20 @@ def test_names_are_never_paths() -> None:
             cache.read(kind, name)
         with pytest.raises(ValueError):
             cache.write(kind, name, b"")
+
+
+@pytest.mark.skipif(not ROOT, reason="only root can give a link to another user")
+def test_a_cache_directory_linked_by_another_user_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "shiplint").symlink_to(mine)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    cache.write("kind", "entry", b"payload")
+    assert cache.read("kind", "entry") == b"payload"  # the user's own link: followed
+    os.lchown(shared / "shiplint", 65534, 65534)
+    assert cache.read("kind", "entry") is None
+    assert "a link owned by uid 65534" in capfd.readouterr().err

@@ -259,7 +259,7 @@ def _root(create: bool, quiet: bool = False) -> Iterator[tuple[int, bytes]]:
             os.mkdir(path, 0o700)
     fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     try:
-        problem = _unsafe(os.fstat(fd), "directory")
+        problem = _unsafe(os.fstat(fd), "directory") or _foreign_link(path)
         if problem:
             message = f"{path} {problem}"
             if not quiet:
@@ -293,6 +293,15 @@ def _unsafe(info: os.stat_result, what: str) -> str | None:
         return f"is owned by uid {info.st_uid}, not by this user (uid {os.geteuid()})"
     if info.st_mode & 0o022:
         return f"is a {what} writable by others (mode {stat.filemode(info.st_mode)})"
+    return None
+
+
+def _foreign_link(path: Path) -> str | None:
+    """The directory may be a link the user made (a cache on another disk), not one
+    another user left for the user to follow (a link in a shared /tmp)."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) and info.st_uid != os.geteuid():
+        return f"is a link owned by uid {info.st_uid}, not by this user"
     return None
 
 
