@@ -23,10 +23,12 @@ lief reads exactly what it reads in a shipped wheel.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import shutil
 import subprocess
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
@@ -205,14 +207,45 @@ def built_libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return _BUILT["libs"]
 
 
+def record_name(wheel_name: str, names: Iterable[str]) -> str:
+    """Where a wheel's RECORD goes: in the .dist-info directory its members have, else in
+    the one its file name (`<name>-<version>-...whl`) gives."""
+    for name in names:
+        top = name.split("/", 1)[0]
+        if top.endswith(".dist-info"):
+            return f"{top}/RECORD"
+    distribution, version = wheel_name.split("-")[:2]
+    return f"{distribution}-{version}.dist-info/RECORD"
+
+
+def record_text(record: str, members: Iterable[tuple[str, bytes]]) -> bytes:
+    """A RECORD as a wheel builder writes it: each member's SHA-256 (urlsafe base64,
+    unpadded) and size, and the RECORD itself with neither; directory entries are no files."""
+    rows = []
+    for name, data in members:
+        if name == record or name.endswith("/"):
+            continue
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{name},sha256={digest},{len(data)}")
+    rows.append(f"{record},,")
+    return ("\n".join(rows) + "\n").encode()
+
+
 def pack_wheel(
     path: Path, members: Mapping[str, Path | bytes], extra: Mapping[str, bytes] | None = None
 ) -> Path:
-    """A wheel at `path` holding `members` (member path -> file or bytes)."""
+    """A wheel at `path` holding `members` (member path -> file or bytes) and, unless
+    they hold one, the RECORD a wheel builder writes for them (a .zip gets none)."""
+    contents = [
+        (name, source.read_bytes() if isinstance(source, Path) else source)
+        for name, source in members.items()
+    ]
+    contents += list((extra or {}).items())
+    if path.suffix == ".whl":
+        record = record_name(path.name, (name for name, _ in contents))
+        if record not in dict(contents):
+            contents.append((record, record_text(record, contents)))
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, source in members.items():
-            data = source.read_bytes() if isinstance(source, Path) else source
-            archive.writestr(name, data)
-        for name, data in (extra or {}).items():
+        for name, data in contents:
             archive.writestr(name, data)
     return path

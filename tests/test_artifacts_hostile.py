@@ -21,7 +21,7 @@ from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.registry import RULES
 
-from tests.artifact_libs import built_libs
+from tests.artifact_libs import built_libs, record_name, record_text
 from tests.material import EXAMPLE_MANIFEST, wheel
 
 __all__ = ["built_libs"]
@@ -58,13 +58,18 @@ def _members() -> list[tuple[str, bytes]]:
 
 
 def _mutate(tmp_path: Path, mutation: Mutation) -> Path:
-    """A copy of the real wheel with `mutation(name, data)` applied (None drops the member)."""
+    """A copy of the real wheel with `mutation(name, data)` applied (None drops the member),
+    its RECORD written anew as a build that made these members would write it."""
     target = tmp_path / wheel("1.5.1", "manylinux_2_28_x86_64").name
+    kept = [
+        (name, changed)
+        for name, data in _members()
+        if (changed := mutation(name, data)) is not None
+    ]
+    record = record_name(target.name, (name for name, _ in kept))
     with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as copy:
-        for name, data in _members():
-            changed = mutation(name, data)
-            if changed is not None:
-                copy.writestr(name, changed)
+        for name, data in kept:
+            copy.writestr(name, record_text(record, kept) if name == record else data)
     return target
 
 
@@ -151,7 +156,8 @@ def test_hostile_members_in_a_copy_of_the_wheel(
         archive.writestr("/etc/cron.d/evil", b"* * * * * root true")
         archive.writestr("executorch/lib/bomb.bin", bytes(16 * 1024 * 1024), zipfile.ZIP_DEFLATED)
     added = _new(baseline, _lint(example, path))
-    assert sorted(d.code for d in added) == ["SL316", "SL316", "SL316"]
+    # Each hostile member is unsafe (SL316) and, added after the build, not in RECORD (SL331).
+    assert sorted(d.code for d in added) == ["SL316"] * 3 + ["SL331"] * 3
     assert not (tmp_path.parent / "outside.so").exists()
 
 

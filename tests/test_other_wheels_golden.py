@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 from shiplint.cli import main
 
+from tests.artifact_libs import record_name, record_text
 from tests.material import (
     NEW_CMAKE_VERSION,
     OLD_CMAKE_VERSION,
@@ -96,12 +97,20 @@ def test_full_report_on_another_projects_wheel(
 
 
 def _planted(source: Path, target: Path, edit: Callable[[str, bytes], bytes | None]) -> Path:
-    """A copy of the wheel with `edit(name, data)` applied to each member (None drops it)."""
-    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
-        for info in zin.infolist():
-            data = edit(info.filename, zin.read(info))
-            if data is not None:
-                zout.writestr(info.filename, data, compresslevel=1)
+    """A copy of the wheel with `edit(name, data)` applied to each member (None drops it),
+    its RECORD written anew as the build that planted the defect would write it."""
+    with zipfile.ZipFile(source) as zin:
+        kept = [
+            (info.filename, data)
+            for info in zin.infolist()
+            if (data := edit(info.filename, zin.read(info))) is not None
+        ]
+    record = record_name(target.name, (name for name, _ in kept))
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+        for name, data in kept:
+            zout.writestr(
+                name, record_text(record, kept) if name == record else data, compresslevel=1
+            )
     return target
 
 

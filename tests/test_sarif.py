@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from collections import Counter
 from contextlib import redirect_stdout
 from dataclasses import replace
@@ -20,6 +19,7 @@ from shiplint.report import reporter
 from shiplint.report.model import Report
 from shiplint.report.sarif import FINGERPRINT_KEY, SRCROOT, render, sarif
 
+from tests.artifact_libs import pack_wheel
 from tests.real_reports import (
     PINNED_CODES,
     PINNED_EXPLANATION,
@@ -273,9 +273,10 @@ def test_manifest_waiver_becomes_a_suppression_end_to_end(
         + "    reason: The config ships in the separate acme-cmake wheel (ACME-7).\n",
         encoding="utf-8",
     )
-    wheel = tmp_path / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        archive.writestr("acme/README", "nothing linkable\n")
+    wheel = pack_wheel(
+        tmp_path / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        {"acme/README": b"nothing linkable\n"},
+    )
     out = tmp_path / "report.sarif"
     with redirect_stdout(io.StringIO()):
         code = cli_main(
