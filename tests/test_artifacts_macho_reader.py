@@ -70,3 +70,27 @@ def test_binaries_read_through_a_file_give_the_same_inventory(
     assert through_files.binaries == in_memory.binaries
     assert through_files.unreadable == in_memory.unreadable
     assert len(through_files.binaries) >= 10
+
+
+def test_hostile_bytes_give_a_record_or_none_never_an_exception() -> None:
+    # A real dylib with bytes flipped or header and load command fields set to extremes,
+    # as the binaries campaign makes them (seeded: the same 3,000 files every run).
+    import random
+    import struct
+
+    name, data = next(
+        (n, d) for n, d in _macho_members(wheel("1.5.1", "macosx_14_0_arm64"))
+        if n.endswith("libexecutorch_etdump.dylib")
+    )  # fmt: skip
+    rng = random.Random(7)
+    extremes = (0, 1, 0x7FFFFFFF, 0xFFFFFFFF, len(data), len(data) - 1)
+    for _ in range(3000):
+        mutated = bytearray(data)
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 8)):
+                mutated[rng.randrange(0, 4096)] ^= 1 << rng.randrange(8)
+        else:
+            offset = rng.randrange(16, 4096, 4)
+            struct.pack_into("<I", mutated, offset, rng.choice(extremes))
+        result = read_macho(bytes(mutated), name)
+        assert result is None or result.name == name

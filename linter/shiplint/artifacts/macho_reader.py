@@ -49,6 +49,7 @@ _LC_REEXPORT_DYLIB = 0x8000001F
 _LC_RPATH = 0x8000001C
 _LC_BUILD_VERSION, _LC_VERSION_MIN_MACOSX = 0x32, 0x24
 _PLATFORM_MACOS = 1
+_MAX_COMMANDS = 65_536
 _N_WEAK_DEF, _N_WEAK_REF = 0x0080, 0x0040
 _DYNAMIC_LOOKUP_ORDINAL, _EXECUTABLE_ORDINAL = 0xFE, 0xFF
 
@@ -122,7 +123,8 @@ class _Slice:
         build: str | None = None
         offset = 32 if wide else 28
         end = offset + sizeofcmds
-        if end > len(view):
+        # Real images hold tens of load commands: millions of tiny ones are not read here.
+        if end > len(view) or ncmds > _MAX_COMMANDS:
             raise _Unsure
         for _ in range(ncmds):
             command, size = struct.unpack_from(order + "II", view, offset)
