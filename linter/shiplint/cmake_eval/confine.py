@@ -5,8 +5,9 @@
 
 
 Started between the launcher and CMake, as a program of its own (standard library
-only, run with `python -I -S`), so the confinement is in place before the package
-config's first line runs and every process it starts inherits it:
+only, run with `python -I -S`: run.py imports it through `-c`, so its compiled form
+is kept), so the confinement is in place before the package config's first line runs
+and every process it starts inherits it:
 
 - `mounts`: in the new user, mount and PID namespace the launcher made (`unshare
   --user --map-root-user --pid --mount-proc`), DIR is bound onto itself and every
