@@ -133,3 +133,32 @@ def test_a_plain_zip_has_its_headers_checked_and_no_record(tmp_path: Path) -> No
     plain.write_bytes(bytes(data))
     # A zip is no wheel: its RECORD is a file like any other (no SL332), its headers count.
     assert _summary(_findings(tmp_path, plain)) == [("SL333", MEMBER)]
+
+
+def test_a_warm_run_reads_no_byte_and_a_rewritten_wheel_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shiplint.artifacts import integrity
+
+    wheel = _copy(tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        assert integrity.check_wheel(wheel, archive) == ()
+    hashed: list[Path] = []
+    real_open = Path.open
+
+    def counting_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == wheel:
+            hashed.append(self)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    with zipfile.ZipFile(wheel) as archive:
+        assert integrity.check_wheel(wheel, archive) == ()
+    assert hashed == []
+    # Written again (a member changed after RECORD): a new change time, hashed and checked.
+    with zipfile.ZipFile(wheel, "a") as archive:
+        archive.writestr("pybind11/late.py", b"x = 2\n")
+    with zipfile.ZipFile(wheel) as archive:
+        problems = integrity.check_wheel(wheel, archive)
+    assert hashed == [wheel]
+    assert [(p.kind, p.member) for p in problems] == [("record-unlisted", "pybind11/late.py")]
