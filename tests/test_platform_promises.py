@@ -226,3 +226,45 @@ def test_sl312_a_universal2_wheel_needs_both_slices(tmp_path: Path) -> None:
     assert found
     assert all("built as Mach-O for aarch64" in d.message for d in found)
     assert _run(wheel("1.5.1", "macosx_14_0_arm64"), "SL312") == []
+
+
+# ------------------------------------------------------------------ SL349
+
+
+def test_sl349_a_glibc_binary_in_a_musllinux_wheel(
+    tmp_path: Path, versioned: dict[str, Path]
+) -> None:
+    path = pack_wheel(
+        tmp_path / "pkg-1.0-cp311-cp311-musllinux_1_2_x86_64.whl",
+        {"pkg/lib/libpkg.so": versioned["pkg"]},
+    )
+    (diag,) = _run(path, "SL349")
+    assert diag.location.member == "pkg/lib/libpkg.so"
+    assert "needs glibc (libc.so.6, GLIBC_" in diag.message
+    assert "musllinux_1_2_x86_64 promises a musl system" in diag.message
+
+
+def test_sl349_a_musl_binary_in_a_manylinux_wheel(tmp_path: Path) -> None:
+    # A stand-in with musl's SONAME, NEEDed as a musl-linked library NEEDs it.
+    (tmp_path / "stub.c").write_text("int musl_stub(void) { return 0; }\n")
+    (tmp_path / "user.c").write_text(
+        "int musl_stub(void);\nint run(void) { return musl_stub(); }\n"
+    )
+    soname = "libc.musl-x86_64.so.1"
+    _compile(["-shared", "-fPIC", f"-Wl,-soname,{soname}", "stub.c", "-o", soname], tmp_path)
+    _compile(["-shared", "-fPIC", "user.c", "-L.", f"-l:{soname}", "-o", "libuser.so"], tmp_path)
+    musl = pack_wheel(
+        tmp_path / "pkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+        {"pkg/lib/libuser.so": tmp_path / "libuser.so"},
+    )
+    (diag,) = _run(musl, "SL349")
+    assert f"needs musl ({soname})" in diag.message
+    quiet = pack_wheel(
+        tmp_path / "pkg-1.0-cp311-cp311-musllinux_1_2_x86_64.whl",
+        {"pkg/lib/libstub.so": tmp_path / soname},
+    )
+    assert _run(quiet, "SL349") == []
+
+
+def test_sl349_quiet_on_the_real_manylinux_wheels() -> None:
+    assert _run(wheel("1.5.1", "manylinux_2_28_x86_64"), "SL349") == []

@@ -1,4 +1,5 @@
-"""Rules about what a wheel's platform tag promises (SL340-SL342), auditwheel's questions.
+"""Rules about what a wheel's platform tag promises (SL340-SL342, SL349), auditwheel's
+questions.
 
 The installer picks a wheel by its tag alone: a binary that needs a newer glibc or
 libstdc++ than a manylinux tag promises, or a newer macOS than a `macosx_X_Y` tag
@@ -158,8 +159,48 @@ def macos_minimum_above_tag(manifest: Manifest, model: Inventory) -> Iterator[Fi
             break
 
 
+# ------------------------------------------------------------------ SL349
+
+_GLIBC = ("libc.so.6", "ld-linux")
+_MUSL = ("libc.musl-", "ld-musl-")
+
+
+def libc_mismatch(manifest: Manifest, model: Inventory) -> Iterator[Finding]:
+    """SL349: a binary needs the other C library than the one its tag promises."""
+    tags = _tags(model)
+    musl_tag = next((t for t in tags if t.startswith("musllinux")), None)
+    glibc_tag = next((t for t in tags if t.startswith(("manylinux", "linux_"))), None)
+    if musl_tag is None and glibc_tag is None:
+        return
+    for binary in model.binaries:
+        if binary.format is not BinaryFormat.ELF:
+            continue
+        glibc = [n for n in binary.needed if n.startswith(_GLIBC)]
+        versions = {i.version for i in binary.imports if i.version is not None}
+        glibc += sorted(v for v in versions if v.startswith("GLIBC_"))[:1]
+        musl = [n for n in binary.needed if n.startswith(_MUSL)]
+        if musl_tag is not None and glibc:
+            found, tag, promised = glibc, musl_tag, "musl"
+        elif glibc_tag is not None and musl:
+            found, tag, promised = musl, glibc_tag, "glibc"
+        else:
+            continue
+        yield Finding(
+            message=(
+                f"needs {'glibc' if promised == 'musl' else 'musl'} ({', '.join(found)}), but "
+                f"{tag} promises a {promised} system: it cannot load on the systems the tag "
+                f"admits"
+            ),
+            location=model.location(binary.name),
+            subject=_subject(manifest, model, binary.name),
+            hint=f"Build the binary against {promised} (the {tag.split('_')[0]} image), "
+            "or tag the wheel for the C library it links.",
+        )
+
+
 RULES: tuple[Rule[Inventory], ...] = (
     Rule("SL340", Inventory, symbol_version_above_tag),
     Rule("SL341", Inventory, binary_in_pure_wheel),
     Rule("SL342", Inventory, macos_minimum_above_tag),
+    Rule("SL349", Inventory, libc_mismatch),
 )
