@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import pytest
@@ -15,7 +16,6 @@ from shiplint.operators.model import (
     RegistryUse,
     Status,
 )
-from shiplint.rule import Check
 
 from tests.builders import library, manifest
 
@@ -62,7 +62,9 @@ PLUGIN = "pkg/plugin/libplugin.so"
 
 
 def run(
-    check: Check[OperatorRegistrations], m: Manifest, registrations: OperatorRegistrations
+    check: Callable[[Manifest, OperatorRegistrations], Iterable[Finding]],
+    m: Manifest,
+    registrations: OperatorRegistrations,
 ) -> list[Finding]:
     return list(check(m, registrations))
 

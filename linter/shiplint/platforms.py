@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-OPERATING_SYSTEMS = ("linux", "macos", "windows")
-
 _ARCH_ALIASES = {
     "x86_64": "x86_64",
     "amd64": "x86_64",

@@ -80,10 +80,6 @@ def rules_for(request: RunRequest) -> tuple[Rule[Any], ...]:
     )
 
 
-def rule_for(code: str) -> Rule[Any] | None:
-    return next((r for r in all_rules() if r.code == code), None)
-
-
 def __getattr__(name: str) -> Any:
     # Every rule: imported on first use, so that importing the registry costs a run
     # only the modules `rules_for` picks.

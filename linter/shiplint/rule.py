@@ -15,8 +15,6 @@ from shiplint.manifest.model import Manifest
 
 M = TypeVar("M")
 
-Check = Callable[[Manifest, M], Iterable[Finding]]
-
 
 @dataclass(frozen=True)
 class Rule(Generic[M]):

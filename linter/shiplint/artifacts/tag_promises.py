@@ -97,16 +97,3 @@ def macos_promise(tag: str) -> tuple[int, int] | None:
     """The macOS release a `macosx_X_Y_arch` tag promises, as (X, Y)."""
     found = _MACOS_TAG.match(tag.lower())
     return (int(found.group(1)), int(found.group(2))) if found else None
-
-
-def macos_tag_arches(tag: str) -> tuple[str, ...] | None:
-    """The architectures a macOS tag's binaries must each hold (normalised names)."""
-    found = _MACOS_TAG.match(tag.lower())
-    if found is None:
-        return None
-    arch = found.group(3)
-    return {
-        "universal2": ("x86_64", "aarch64"),
-        "x86_64": ("x86_64",),
-        "arm64": ("aarch64",),
-    }.get(arch)

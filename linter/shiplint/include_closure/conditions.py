@@ -38,14 +38,6 @@ def both(a: Truth, b: Truth) -> Truth:
     return Truth.UNKNOWN
 
 
-def either(a: Truth, b: Truth) -> Truth:
-    if a is Truth.TRUE or b is Truth.TRUE:
-        return Truth.TRUE
-    if a is Truth.FALSE and b is Truth.FALSE:
-        return Truth.FALSE
-    return Truth.UNKNOWN
-
-
 _OS_MACROS = {
     "linux": ("__linux__", "__linux", "linux", "__gnu_linux__", "__unix__", "__unix", "__ELF__"),
     "macos": ("__APPLE__", "__MACH__"),

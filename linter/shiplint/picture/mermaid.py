@@ -17,7 +17,6 @@ class Shape(enum.Enum):
     BOX = ("[", "]")
     ROUNDED = ("(", ")")
     SUBROUTINE = ("[[", "]]")
-    STADIUM = ("([", "])")
 
     def __init__(self, opening: str, closing: str) -> None:
         self.opening = opening
