@@ -162,3 +162,20 @@ def test_a_cache_directory_linked_by_another_user_is_not_used(
     os.lchown(shared / "shiplint", 65534, 65534)
     assert cache.read("kind", "entry") is None
     assert "a link owned by uid 65534" in capfd.readouterr().err
+
+
+def test_a_file_system_without_hard_links_still_gets_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-links"))
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refused)
+    cache.write("kind", "entry", b"payload")
+    root = tmp_path / "no-links" / "shiplint"
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".k")) == [".key"]
+    assert (root / ".key").stat().st_mode & 0o777 == 0o600
+    done = _read_in_child("kind", "entry")  # a new process reads the key from the file
+    assert done.stdout.strip() == repr(b"payload"), done.stderr

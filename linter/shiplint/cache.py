@@ -378,8 +378,13 @@ def _make_key(root: int) -> bytes:
         os.link(temporary, _KEY_FILE, src_dir_fd=root, dst_dir_fd=root, follow_symlinks=False)
     except FileExistsError:
         return _read_key(root)
+    except OSError:
+        # A file system without hard links: renamed into place instead (two runs making
+        # a key at the same moment may then each keep entries the other recomputes once).
+        os.rename(temporary, _KEY_FILE, src_dir_fd=root, dst_dir_fd=root)
     finally:
-        os.unlink(temporary, dir_fd=root)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=root)
     return secret
 
 
