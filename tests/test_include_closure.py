@@ -388,3 +388,18 @@ def test_a_kept_closure_is_the_closure_and_a_changed_header_is_read_again(
     assert isinstance(changed, IncludeClosure)
     assert [u.spelling for u in changed.unresolved] == ["gone.h", "also_gone.h"]
     assert len(entries() - before) == 2
+
+
+def test_sl348_says_when_no_cmake_evaluated_the_config(package: Path) -> None:
+    manifest = _manifest()
+    request = RunRequest(
+        root=REPO,
+        check_sources=False,
+        artifacts=(package,),
+        cmake=(),
+        selection=Selection(select=CODES),
+    )
+    models = list(collect_models(request, manifest, RULES, QUIET))
+    (diag,) = _diagnose(models, manifest)
+    assert diag.code == "SL348"
+    assert "the installed config could not be evaluated" in diag.message

@@ -292,7 +292,15 @@ def _include_closure_model(
         if targets
         else ()
     )
-    return include_closure(tree, listing, published, manifest, definitions)
+    evaluations = [m for m in evaluated if isinstance(m, ConfigEvaluation)]
+    unevaluated = None
+    if not evaluations:
+        unevaluated = "the installed config was not evaluated (no config, or no CMake to run)"
+    elif all(m.failure is not None for m in evaluations):
+        failure = evaluations[0].failure
+        why = failure.message.strip().splitlines()[0][:200] if failure else ""
+        unevaluated = f"the installed config could not be evaluated ({why})"
+    return include_closure(tree, listing, published, manifest, definitions, unevaluated)
 
 
 def _version_file_models(

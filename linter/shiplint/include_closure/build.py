@@ -59,9 +59,11 @@ def include_closure(
     published: Iterable[str],
     manifest: Manifest,
     definitions: Iterable[str] = (),
+    unevaluated: str | None = None,
 ) -> IncludeModel:
     """The closure of the headers under the `published` include directories, with the
-    compile `definitions` (`NAME`, `NAME=VALUE`) every consumer of the targets gets."""
+    compile `definitions` (`NAME`, `NAME=VALUE`) every consumer of the targets gets;
+    `unevaluated` says why no evaluation could publish any."""
     members = set(listing.members)
     published = [d for d in map(_consumer_side, published) if d is not None]
     directories = _directories(published, members)
@@ -69,7 +71,8 @@ def include_closure(
     if not directories:
         return IncludeClosureNotChecked(
             listing.label,
-            "no imported target of the config publishes an include directory inside the "
+            unevaluated
+            or "no imported target of the config publishes an include directory inside the "
             "artifact, so no header is known to be public",
             where,
             headers_shipped=sum(1 for m in listing.members if m.endswith(HEADER_SUFFIXES)),
