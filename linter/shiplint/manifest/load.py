@@ -77,7 +77,7 @@ def load_manifest(path: Path, label: str | None = None) -> Manifest:
     problems = cross_field_problems(doc, rule_codes())
     if problems:
         raise ManifestError(problems)
-    return _build(doc)
+    return build_manifest(doc)
 
 
 def _version(text: str | None) -> tuple[int, ...] | None:
@@ -101,7 +101,8 @@ def _carries(data: dict[str, Any]) -> Carries:
     )
 
 
-def _build(doc: Document) -> Manifest:
+def build_manifest(doc: Document) -> Manifest:
+    """The frozen model of a document the schema and the cross-field checks accepted."""
     d: dict[str, Any] = doc.data
 
     def mark(path: PathKey) -> Location:
