@@ -24,6 +24,7 @@ import yaml
 from shiplint.cli import main as cli_main
 from shiplint.report import reporter
 
+from tests.artifact_libs import pack_wheel
 from tests.cache_forgery import entry_bytes, forge, secret_key
 from tests.github_actions import ActionRun, load_action, log_commands, run_action
 from tests.material import EXAMPLE_MANIFEST
@@ -239,8 +240,10 @@ def _wheel_without_library(workspace: Path) -> Path:
     (SL114, SL301), cheaply."""
     dist = workspace / "dist"
     dist.mkdir()
-    with zipfile.ZipFile(dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
-        wheel.writestr("acme/README", "nothing linkable\n")
+    pack_wheel(
+        dist / "acme-1.0-py3-none-manylinux_2_28_x86_64.whl",
+        {"acme/README": b"nothing linkable\n"},
+    )
     return dist
 
 
