@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import replace
 from typing import Any
 
 from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.inventory import list_artifact
+from shiplint.artifacts.kinds import ArtifactKind
+from shiplint.artifacts.linkage import link_graph
 from shiplint.artifacts.listing import Listing
+from shiplint.artifacts.model import Inventory
+from shiplint.artifacts.placement import LibraryFile
+from shiplint.artifacts.records import BinaryRecord
 from shiplint.artifacts.tree import Tree
 from shiplint.manifest.model import (
     CMakePackage,
@@ -91,6 +97,48 @@ def listing_as(tree: Tree, the_manifest: Manifest, platform: Platform) -> Listin
     listing = list_artifact(tree, the_manifest)
     libraries = place_with_copies(tree, the_manifest, platform, listing.members)
     return replace(listing, platform=platform, platform_source="test", libraries=libraries)
+
+
+# The platform tag a hand-built wheel's name carries, per platform.
+_WHEEL_TAGS = {
+    Platform("linux", "x86_64"): "manylinux_2_28_x86_64",
+    Platform("macos", "aarch64"): "macosx_14_0_arm64",
+    Platform("windows", "x86_64"): "win_amd64",
+}
+
+
+def library_file(*, library: str, member: str, required: bool = True) -> LibraryFile:
+    """Manifest library `library` found at `member`: placed in the member's directory,
+    looked for by its exact file name."""
+    directory, name = posixpath.split(member)
+    return LibraryFile(library, directory, name, required, member)
+
+
+def inventory(
+    *,
+    binaries: tuple[BinaryRecord, ...],
+    platform: Platform,
+    libraries: tuple[LibraryFile, ...] = (),
+    members: tuple[str, ...] | None = None,
+    externals: Externals | None = None,
+    label: str | None = None,
+    path: str | None = None,
+) -> Inventory:
+    """A wheel's inventory from hand-built binary records, linked as the loader would
+    link them (the real link graph). Members default to the binaries' names; the label
+    to a wheel named for `platform`; the path to the label."""
+    label = label or f"pkg-1.0-cp311-cp311-{_WHEEL_TAGS[platform]}.whl"
+    listing = Listing(
+        label=label,
+        path=path or label,
+        kind=ArtifactKind.WHEEL,
+        platform=platform,
+        platform_source="wheel tag",
+        members=members if members is not None else tuple(sorted(b.name for b in binaries)),
+        libraries=libraries,
+        configs=(),
+    )
+    return Inventory(listing, binaries, link_graph(listing, binaries, externals or Externals()))
 
 
 # A config version file for version 1.0 (the fixture wheels' version): find_package(pkg

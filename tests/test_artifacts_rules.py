@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
-from shiplint.artifacts.linkage import link_graph
-from shiplint.artifacts.model import ArtifactKind, Inventory, LibraryFile, Listing
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, FileType
 from shiplint.diagnostics import Diagnostic, Severity
 from shiplint.engine import Selection, lint
@@ -35,12 +33,13 @@ from shiplint.platforms import Platform, PlatformSelector
 from shiplint.registry import RULES
 
 from tests.artifact_libs import built_libs, pack_wheel
-from tests.builders import library, manifest
+from tests.builders import inventory, library, library_file, manifest
 from tests.load_scope_libs import dlopen_now
 
 __all__ = ["built_libs"]
 
 TAG = "pkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+MACOS = Platform("macos", "aarch64")
 RUNTIME_SENTINEL = "pkg::runtime::register_kernel"
 
 
@@ -187,34 +186,6 @@ def test_sl304_wrong_soname(tmp_path: Path, built_libs: dict[str, Path]) -> None
     assert "'libwrong.so' differs from the file name 'libpkg_comp.so'" in diag.message
 
 
-def _inventory(
-    listing: Listing, records: tuple[BinaryRecord, ...], externals: Externals | None = None
-) -> Inventory:
-    links = link_graph(listing, records, externals or Externals())
-    return Inventory(listing, records, links)
-
-
-def _model(
-    *records: BinaryRecord,
-    libraries: tuple[LibraryFile, ...] = (),
-    externals: Externals | None = None,
-) -> Inventory:
-    from shiplint.platforms import Platform
-
-    members = tuple(sorted(r.name for r in records))
-    listing = Listing(
-        label="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
-        path="pkg-1.0-cp311-cp311-macosx_14_0_arm64.whl",
-        kind=ArtifactKind.WHEEL,
-        platform=Platform("macos", "aarch64"),
-        platform_source="wheel tag",
-        members=members,
-        libraries=libraries,
-        configs=(),
-    )
-    return _inventory(listing, records, externals)
-
-
 def _dylib(
     name: str, soname: str | None, needed: tuple[str, ...] = (), rpaths: tuple[str, ...] = ()
 ) -> BinaryRecord:
@@ -244,10 +215,12 @@ def _dylib(
 def test_sl304_macos_install_names(install_name: str | None, fires: str | None) -> None:
     mf = _manifest(library("pkg", LibraryKind.RUNTIME, platforms=("macos",)))
     record = _dylib("pkg/lib/libpkg.dylib", install_name, rpaths=("@loader_path",))
-    placed = LibraryFile("pkg", "pkg/lib", "libpkg.dylib", True, record.name)
-    found = _codes(
-        lint(RULES, mf, [_model(record, libraries=(placed,))], Selection(("SL3",))), "SL304"
+    model = inventory(
+        binaries=(record,),
+        platform=MACOS,
+        libraries=(library_file(library="pkg", member=record.name),),
     )
+    found = _codes(lint(RULES, mf, [model], Selection(("SL3",))), "SL304")
     if fires is None:
         assert found == []
     else:
@@ -336,16 +309,14 @@ def test_sl307_vague_linkage_is_one_copy_by_design() -> None:
 
     mf = _manifest(_component("pkg_a"), _component("pkg_b"))
     records = (elf("pkg/lib/libpkg_a.so"), elf("pkg/lib/libpkg_b.so"))
-    listing = Listing(
-        path=TAG, label=TAG, kind=ArtifactKind.WHEEL, platform=Platform("linux", "x86_64"),
-        platform_source="wheel tag", members=tuple(r.name for r in records),
+    model = inventory(
+        binaries=records,
+        platform=Platform("linux", "x86_64"),
+        label=TAG,
         libraries=tuple(
-            LibraryFile(f"pkg_{x}", "pkg/lib", f"libpkg_{x}.so", True, f"pkg/lib/libpkg_{x}.so")
-            for x in "ab"
+            library_file(library=f"pkg_{x}", member=f"pkg/lib/libpkg_{x}.so") for x in "ab"
         ),
-        configs=(),
-    )  # fmt: skip
-    model = _inventory(listing, records)
+    )
     (duplicate,) = _codes(lint(RULES, mf, [model], Selection(("SL307",))), "SL307")
     assert "both strongly define 1 symbol: get_api_version" in duplicate.message
 
@@ -371,7 +342,7 @@ def test_sl308_missing_dependency(tmp_path: Path, built_libs: dict[str, Path]) -
 
 
 def test_sl308_allowed_external_and_provider(tmp_path: Path, built_libs: dict[str, Path]) -> None:
-    from shiplint.manifest.model import Externals, ProvidedLibraries
+    from shiplint.manifest.model import ProvidedLibraries
 
     externals = Externals(
         system=("libc.so.6",), provided=(ProvidedLibraries("other", ("libnothere.so",)),)
@@ -417,7 +388,7 @@ def test_sl311_rpath_instead_of_runpath(tmp_path: Path, built_libs: dict[str, Pa
     ],
 )
 def test_macos_rpaths(rpaths: tuple[str, ...], codes: set[str]) -> None:
-    from shiplint.manifest.model import Externals, ProvidedLibraries
+    from shiplint.manifest.model import ProvidedLibraries
 
     mf = _manifest(
         library("pkg", LibraryKind.RUNTIME, platforms=("macos",)),
@@ -431,11 +402,15 @@ def test_macos_rpaths(rpaths: tuple[str, ...], codes: set[str]) -> None:
         ("@rpath/libpkg.dylib", "/usr/lib/libc++.1.dylib"),
         rpaths,
     )
-    placed = (
-        LibraryFile("pkg", "pkg/lib", "libpkg.dylib", True, runtime.name),
-        LibraryFile("pkg_comp", "pkg/lib", "libpkg_comp.dylib", True, comp.name),
+    model = inventory(
+        binaries=(runtime, comp),
+        platform=MACOS,
+        libraries=(
+            library_file(library="pkg", member=runtime.name),
+            library_file(library="pkg_comp", member=comp.name),
+        ),
+        externals=mf.externals,
     )
-    model = _model(runtime, comp, libraries=placed, externals=mf.externals)
     found = lint(RULES, mf, [model], Selection(("SL3",)))
     assert {d.code for d in found} == codes
     assert all(d.subject.library == "pkg_comp" for d in found)
@@ -578,7 +553,6 @@ def _dll(name: str) -> BinaryRecord:
 def test_sl319_windows_dll_without_import_library(
     extra_members: tuple[str, ...], kind: LibraryKind, fires: bool
 ) -> None:
-    from shiplint.manifest.model import Externals
     from shiplint.platforms import Platform
 
     mf = _manifest(
@@ -586,17 +560,14 @@ def test_sl319_windows_dll_without_import_library(
         externals=Externals(system=("KERNEL32.dll",)),
     )
     dll = _dll("pkg/bin/pkg_comp.dll")
-    listing = Listing(
-        label="pkg-1.0-cp311-cp311-win_amd64.whl",
-        path="dist/pkg-1.0-cp311-cp311-win_amd64.whl",
-        kind=ArtifactKind.WHEEL,
+    model = inventory(
+        binaries=(dll,),
         platform=Platform("windows", "x86_64"),
-        platform_source="wheel tag",
         members=(dll.name, *extra_members),
-        libraries=(LibraryFile("pkg_comp", "pkg/bin", "pkg_comp.dll", True, dll.name),),
-        configs=(),
+        libraries=(library_file(library="pkg_comp", member=dll.name),),
+        externals=mf.externals,
+        path="dist/pkg-1.0-cp311-cp311-win_amd64.whl",
     )
-    model = _inventory(listing, (dll,), mf.externals)
     found = lint(RULES, mf, [model], Selection(("SL3",)))
     assert [d.code for d in found] == (["SL319"] if fires else [])
     if fires:
@@ -612,7 +583,7 @@ def test_link_graph_closure_is_breadth_first_with_chains() -> None:
     b = _dylib("lib/libb.dylib", "@rpath/libb.dylib")
     c = _dylib("lib/libc.dylib", "@rpath/libc.dylib", ("@rpath/libb.dylib",))
     k, a, b, c = (replace(r, runpath=("@loader_path",)) for r in (k, a, b, c))
-    links = _model(k, a, b, c).links
+    links = inventory(binaries=(k, a, b, c), platform=MACOS).links
     assert list(links.closure(k.name)) == [k.name, a.name, c.name, b.name]
     assert links.closure(k.name)[b.name] == (k.name, a.name, b.name)
     assert links.of(k.name).loads == (a.name, c.name, b.name)
@@ -622,6 +593,6 @@ def test_link_graph_closure_is_breadth_first_with_chains() -> None:
 def test_link_graph_cycles_terminate() -> None:
     a = _dylib("lib/liba.dylib", None, ("@loader_path/libb.dylib",))
     b = _dylib("lib/libb.dylib", None, ("@loader_path/liba.dylib",))
-    links = _model(a, b).links
+    links = inventory(binaries=(a, b), platform=MACOS).links
     assert links.of(a.name).loads == (b.name,)
     assert links.of(b.name).loads == (a.name,)
