@@ -46,7 +46,7 @@ def test_each_rule_module_is_listed_with_its_code_prefix_and_the_areas_it_reads(
 @pytest.mark.parametrize(
     ("check_sources", "artifacts", "select", "modules"),
     [
-        (True, (), (), {"meta", "config_eval", "sources"}),
+        (True, (), (), {"meta", "config_eval", "config_diagnostics", "sources"}),
         (True, (), ("SL2",), {"meta", "sources"}),
         (False, (Path("a.whl"),), ("SL3",), {"meta", "artifacts", "symbols", "requirements",
                                              "wheel_name", "import_libraries", "platform_promises", "provided_reach",

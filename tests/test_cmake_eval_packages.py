@@ -132,7 +132,14 @@ def test_each_package_is_evaluated_with_its_own_components(tmp_path: Path, versi
 
 
 def test_a_defect_of_the_second_package_is_reported_at_its_config(tmp_path: Path) -> None:
-    _, diagnostics = _evaluate(tmp_path, _dep(broken="1", aggregate=""), NEW_CMAKE_VERSION)
+    _, found = _evaluate(tmp_path, _dep(broken="1", aggregate=""), NEW_CMAKE_VERSION)
+    # The main package's runtime links dep::dep, which the broken config no longer
+    # defines: a consumer linking pkg::runtime fails at generate time (SL135, at the
+    # main config's set_target_properties).
+    (dangling,) = [d for d in found if d.code == "SL135"]
+    assert dangling.location.member == "pkg/share/cmake/pkg-config.cmake"
+    assert dangling.location.line == 5 and dangling.subject.target == "pkg::runtime"
+    diagnostics = [d for d in found if d.code != "SL135"]
     assert sorted(d.code for d in diagnostics) == ["SL102", "SL105"]
     for finding in diagnostics:
         assert finding.location.member == "pkg/share/cmake/dep-config.cmake"

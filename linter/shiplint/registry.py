@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 MODULES: tuple[tuple[str, str, tuple[Area, ...]], ...] = (
     ("meta", "SL0", ()),
     ("config_eval", "SL1", (CONFIG_SOURCE, CONFIG_ARTIFACT)),
+    ("config_diagnostics", "SL1", (CONFIG_SOURCE, CONFIG_ARTIFACT)),
     ("version_file", "SL1", (CONFIG_VERSION,)),
     ("sources", "SL2", (SOURCES,)),
     ("artifacts", "SL3", (ARTIFACTS,)),

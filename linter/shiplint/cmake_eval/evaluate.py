@@ -26,6 +26,7 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
+from shiplint.cmake_eval.diagnostics import config_text, diagnose
 from shiplint.cmake_eval.isolate import Answers, ProbeRun, answer_all
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, TreeNotWritten, layout_artifact, layout_source
@@ -408,6 +409,17 @@ def evaluate_once(
         reused=outcome.reused,
         runs=answers.runs,
         host_answers=_host_answers(answers, stand_ins, target),
+        diagnostics=diagnose(
+            outcome.stderr,
+            main.variables,
+            main.targets,
+            (
+                *(a.variable for a in manifest.aggregates),
+                *(v.variable for v in manifest.component_variables),
+            ),
+            config_text(layout.cmake_files(), mapper, layout.config_location, layout.location),
+            mapper,
+        ),
     )
 
 

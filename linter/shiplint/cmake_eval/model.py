@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from shiplint.cmake_eval.diagnostics import ConfigDiagnostic
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
 
@@ -252,6 +253,8 @@ class ConfigEvaluation:
     # What the config asked of the host that no stand-in could answer for the artifact's
     # platform, so the host answered (`python -i`, `uname -r`; target_host.py).
     host_answers: tuple[str, ...] = ()
+    # What the plain evaluation said or left wrong for a consumer (diagnostics.py).
+    diagnostics: tuple[ConfigDiagnostic, ...] = ()
 
     @property
     def artifact(self) -> str | None:
