@@ -10,7 +10,7 @@ sources-only run never starts CMake.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from shiplint.areas import (
@@ -23,6 +23,7 @@ from shiplint.areas import (
     LINK_PROBE,
     OPERATORS,
     SOURCES,
+    Area,
     Input,
     Plan,
     plan,
@@ -57,7 +58,29 @@ def collect_models(
     `WorkerReader`, so its lief import overlaps the caller's work); without one, a
     worker is started here when a built area needs binaries. Raises ManifestError
     when a file the manifest names for the run is missing."""
-    run = plan(request, rules, request.selection)
+    return _build(plan(request, rules, request.selection), request, manifest, progress, reader)
+
+
+def area_models(
+    request: RunRequest,
+    manifest: Manifest,
+    areas: Iterable[Area],
+    progress: Progress,
+    reader: BinaryReader | None = None,
+) -> list[Model]:
+    """The models of `areas` the run can feed, for a reader of models rather than of
+    findings (diff, init): it names what it reads, not rules that happen to read it."""
+    run = Plan(frozenset(area for area in areas if area.available(request)))
+    return _build(run, request, manifest, progress, reader)
+
+
+def _build(
+    run: Plan,
+    request: RunRequest,
+    manifest: Manifest,
+    progress: Progress,
+    reader: BinaryReader | None,
+) -> list[Model]:
     if run.builds(CONFIG_SOURCE):
         from shiplint.manifest.errors import ManifestError
         from shiplint.manifest.inputs import missing_config_sources

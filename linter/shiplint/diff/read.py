@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from shiplint.areas import ARTIFACTS, CONFIG_ARTIFACT, OPERATORS
 from shiplint.artifacts.worker import BinaryReader
 from shiplint.diff.snapshot import Snapshot, artifact_snapshots
 from shiplint.manifest.model import Manifest, bare_manifest
 from shiplint.request import Progress, RunRequest
-from shiplint.selection import Selection
 
 # Without a manifest a diff compares the binaries only: no library is placed, no
 # config is looked for.
@@ -32,17 +32,21 @@ def read_side(
 ) -> list[Snapshot]:
     """One snapshot per artifact of one side. Raises ArtifactError (exit 2) when one
     cannot be opened."""
-    from shiplint.pipeline import collect_models
-    from shiplint.registry import RULES
+    from shiplint.pipeline import area_models
 
-    areas = ("SL3", *(("SL1",) if cmakes else ()), *(("SL4",) if manifest.registries else ()))
+    # What a snapshot holds: the inventory, the installed config's evaluations when
+    # there is a CMake to run, the operator registrations when the manifest names registries.
+    areas = (
+        ARTIFACTS,
+        *((CONFIG_ARTIFACT,) if cmakes else ()),
+        *((OPERATORS,) if manifest.registries else ()),
+    )
     request = RunRequest(
         root=Path("."),
         check_sources=False,
         artifacts=tuple(artifacts),
         cmake=tuple(cmakes),
         cmake_timeout=cmake_timeout,
-        selection=Selection(select=areas),
     )
-    models = collect_models(request, manifest, RULES, progress, reader)
+    models = area_models(request, manifest, areas, progress, reader)
     return [snap for snap, _ in artifact_snapshots(models, manifest.cmake.package)]

@@ -1,6 +1,6 @@
 """Gather what init decides from: each artifact read through the check's own pipeline.
 
-Three readings, each `pipeline.collect_models` with a manifest that states only what
+Three readings, each `pipeline.area_models` with a manifest that states only what
 is known so far:
 
 1. the inventory of every artifact with no manifest at all: every shared object, its
@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from shiplint.areas import ARTIFACTS, CONFIG_ARTIFACT, Area
 from shiplint.artifacts.kinds import ArtifactKind
 from shiplint.artifacts.model import EntryKind, Inventory, Resolution, SearchEntry
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
@@ -48,7 +49,6 @@ from shiplint.manifest.model import (
 )
 from shiplint.platforms import Platform, PlatformSelector
 from shiplint.request import Progress, RunRequest
-from shiplint.selection import Selection
 
 # The one route of a probing manifest: every CMake falls in it; init names routes later.
 _ANY_ROUTE = CMakeRoute("any", (0,), None, None)
@@ -62,13 +62,12 @@ def _collect(
     artifacts: Sequence[Path],
     manifest: Manifest,
     cmakes: Sequence[str],
-    select: tuple[str, ...],
+    areas: tuple[Area, ...],
     reader: BinaryReader | None,
     progress: Progress,
     timeout: float | None,
 ) -> list[object]:
-    from shiplint.pipeline import collect_models
-    from shiplint.registry import RULES
+    from shiplint.pipeline import area_models
 
     request = RunRequest(
         root=Path("."),
@@ -76,9 +75,8 @@ def _collect(
         artifacts=tuple(artifacts),
         cmake=tuple(cmakes),
         cmake_timeout=timeout,
-        selection=Selection(select=select),
     )
-    return list(collect_models(request, manifest, RULES, progress, reader))
+    return list(area_models(request, manifest, areas, progress, reader))
 
 
 def gather(
@@ -90,7 +88,7 @@ def gather(
 ) -> Facts:
     """Every fact init decides from. Raises InitError for input it cannot start from,
     ArtifactError for an artifact that cannot be opened."""
-    models = _collect(artifacts, bare_manifest(), (), ("SL3",), reader, progress, timeout)
+    models = _collect(artifacts, bare_manifest(), (), (ARTIFACTS,), reader, progress, timeout)
     inventories = [m for m in models if isinstance(m, Inventory)]
     read = tuple(_artifact(inventory) for inventory in inventories)
     for given, facts in zip(artifacts, read, strict=True):
@@ -121,7 +119,7 @@ def _evaluations(
     progress: Progress,
     timeout: float | None,
 ) -> dict[str, tuple[ConfigEvaluation, ...]]:
-    models = _collect(artifacts, manifest, cmakes, ("SL1",), reader, progress, timeout)
+    models = _collect(artifacts, manifest, cmakes, (CONFIG_ARTIFACT,), reader, progress, timeout)
     out: dict[str, list[ConfigEvaluation]] = {}
     for model in models:
         if isinstance(model, ConfigEvaluation):
