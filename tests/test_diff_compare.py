@@ -8,7 +8,7 @@ import pytest
 from shiplint.artifacts.records import Binding, SymbolKind, SymbolRecord
 from shiplint.diagnostics import Location
 from shiplint.diff.compare import compare
-from shiplint.diff.snapshot import LibrarySnapshot, RouteSnapshot, Snapshot
+from shiplint.snapshot import LibrarySnapshot, RouteSnapshot, Snapshot
 
 
 def _lib(

@@ -12,11 +12,11 @@ import pytest
 from shiplint.artifacts.records import Binding, SymbolKind, SymbolRecord
 from shiplint.cli import main
 from shiplint.diff.read import NO_MANIFEST
-from shiplint.diff.snapshot import LibrarySnapshot, Snapshot
 from shiplint.picture.mermaid import Flowchart
 from shiplint.picture.package import draw
 from shiplint.picture.views import view
 from shiplint.report.convert import main as convert
+from shiplint.snapshot import LibrarySnapshot, Snapshot
 
 from tests.material import EXAMPLE_MANIFEST, REPO, cmake, wheel
 from tests.mermaid_structure import Chart, parse

@@ -439,8 +439,8 @@ def _check_with(
     # The picture draws built artifacts: a run over the sources alone has none to draw,
     # and does not pay for importing what draws them.
     if args.format in PICTURED and request.artifacts:
-        from shiplint.diff.snapshot import artifact_snapshots
         from shiplint.picture.pictures import check_picture
+        from shiplint.snapshot import artifact_snapshots
 
         builds = artifact_snapshots(models, manifest.cmake.package)
         picture = check_picture(builds, manifest, diagnostics) if builds else ""

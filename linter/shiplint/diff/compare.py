@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from shiplint.diff.model import Change, ChangeKind, Diff, Problem
-from shiplint.diff.snapshot import LibrarySnapshot, RouteSnapshot, Snapshot, by_platform
 from shiplint.plural import counted
+from shiplint.snapshot import LibrarySnapshot, RouteSnapshot, Snapshot, by_platform
 
 # How many changed symbol names a change shows (the count says how many there are).
 SHOWN = 5

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from shiplint.areas import ARTIFACTS, CONFIG_ARTIFACT, OPERATORS
 from shiplint.artifacts.worker import BinaryReader
-from shiplint.diff.snapshot import Snapshot, artifact_snapshots
 from shiplint.manifest.model import Manifest, bare_manifest
 from shiplint.request import Progress, RunRequest
+from shiplint.snapshot import Snapshot, artifact_snapshots
 
 # Without a manifest a diff compares the binaries only: no library is placed, no
 # config is looked for.

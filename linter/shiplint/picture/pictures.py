@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from shiplint.diagnostics import Diagnostic
 from shiplint.diff.model import Diff
-from shiplint.diff.snapshot import Snapshot, by_platform
 from shiplint.manifest.model import Manifest
 from shiplint.picture.package import draw
 from shiplint.picture.views import check_view, diff_view
+from shiplint.snapshot import Snapshot, by_platform
 
 
 def check_picture(

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 
 from shiplint.diagnostics import Diagnostic, Severity
 from shiplint.diff.model import Change, ChangeKind
-from shiplint.diff.snapshot import LibrarySnapshot, Snapshot
 from shiplint.manifest.model import LibraryKind, Manifest
 from shiplint.picture.package import (
     ComponentView,
@@ -20,6 +19,7 @@ from shiplint.picture.package import (
     View,
 )
 from shiplint.plural import counted
+from shiplint.snapshot import LibrarySnapshot, Snapshot
 
 GROUPS = {LibraryKind.PYTHON_EXTENSION: "Python extensions", LibraryKind.PLUGIN: "plugins"}
 # A Python extension's file name, for a build read without a manifest.

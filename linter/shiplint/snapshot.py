@@ -1,4 +1,5 @@
-"""What one build publishes to consumers, per platform: the side of a diff.
+"""What one build publishes to consumers, per platform: a side of a diff, and what the
+pictures draw for a check and for a diff alike.
 
 Built from the models `shiplint check` reads (the artifact's binaries, the installed
 config as each CMake evaluates it), never from the files again: a diff reads each
