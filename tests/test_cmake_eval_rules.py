@@ -297,6 +297,17 @@ CASES: list[tuple[str, str, Callable[[], object], dict[str, str]]] = [
         {"cmake_version": "4.4.5"},
     ),
     (
+        "SL129",
+        "config found although no linkable library ships",
+        lambda: _evaluation(
+            shipped=(),
+            targets=(),
+            component_variables=(),
+            requests=(),
+        ),
+        {"cmake_version": "4.4.5"},
+    ),
+    (
         "SL112",
         "config shipped without any linkable library",
         lambda: _evaluation(
@@ -441,6 +452,16 @@ QUIET: list[tuple[str, str, Callable[[], object]]] = [
         "SL113",
         "not found and nothing linkable shipped (SL112's case)",
         lambda: _evaluation(shipped=(), found=False, targets=(), requests=()),
+    ),
+    (
+        "SL129",
+        "not found, which is SL112's case",
+        lambda: _evaluation(shipped=(), found=False, targets=(), requests=()),
+    ),
+    (
+        "SL112",
+        "found, which is SL129's case",
+        lambda: _evaluation(shipped=(), targets=(), requests=()),
     ),
     (
         "SL112",

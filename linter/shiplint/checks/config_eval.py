@@ -605,7 +605,7 @@ def host_answered_for_platform(manifest: Manifest, ev: ConfigEvaluation) -> Iter
     )
 
 
-# --- SL111 / SL112 / SL113 / SL114 ---------------------------------------------
+# --- SL111 / SL112 / SL129 / SL113 / SL114 -----------------------------------
 
 
 def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
@@ -652,38 +652,60 @@ def config_evaluation_failed(manifest: Manifest, ev: ConfigEvaluation) -> Iterat
     )
 
 
-def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+def _ships_nothing_linkable(manifest: Manifest, ev: ConfigEvaluation) -> bool:
+    """An artifact evaluation whose artifact holds none of the manifest's linkable
+    libraries, in a manifest that declares some (a header-only package expects none)."""
     if not _usable(ev) or ev.mode is not Mode.ARTIFACT:
-        return
-    # A header-only package declares nothing to link: its config is all it ships.
+        return False
     if not any(lib.kind.linkable for lib in manifest.libraries):
-        return
-    linkable = [
-        lib
+        return False
+    return not any(
+        (known := manifest.library(lib.library)) is not None and known.kind.linkable
         for lib in ev.shipped
-        if (known := manifest.library(lib.library)) is not None and known.kind.linkable
-    ]
-    if linkable:
-        return
-    package = manifest.cmake.package
-    state = (
-        f"{package}_FOUND is FALSE" + (f" ({ev.not_found_message})" if ev.not_found_message else "")
-        if not ev.found
-        else f"{package}_FOUND is TRUE, offering "
-        + (
-            ", ".join(f"{v.variable}=`{v.text}`" for v in ev.aggregates if v.entries)
-            or "nothing in its aggregates"
-        )
     )
+
+
+def _nothing_linkable(ev: ConfigEvaluation, state: str, package: str, hint: str) -> Finding:
     route = f" (route {ev.route})" if ev.route else ""
-    yield Finding(
+    return Finding(
         message=f"the artifact ships the {package} CMake config but no linkable library of the "
         f"manifest for {ev.platform}; on CMake {ev.cmake_version}{route} {state}",
         location=ev.config,
         subject=_subject(ev),
-        hint="Ship the runtime and component libraries for this platform, or leave the CMake "
-        "config out of this artifact.",
+        hint=hint,
     )
+
+
+_SHIP_OR_LEAVE_OUT = (
+    "Ship the runtime and component libraries for this platform, or leave the CMake config "
+    "out of this artifact."
+)
+
+
+def config_without_linkable_library(manifest: Manifest, ev: ConfigEvaluation) -> Iterator[Finding]:
+    # The config says not found: a consumer's configure stops there, told why.
+    if ev.found or not _ships_nothing_linkable(manifest, ev):
+        return
+    package = manifest.cmake.package
+    reason = f" ({ev.not_found_message})" if ev.not_found_message else ""
+    yield _nothing_linkable(ev, f"{package}_FOUND is FALSE{reason}", package, _SHIP_OR_LEAVE_OUT)
+
+
+def found_config_without_linkable_library(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    # The config says found: a consumer configures, then links nothing of the package
+    # (or what cannot be linked), and learns it only at link or load time.
+    if not ev.found or not _ships_nothing_linkable(manifest, ev):
+        return
+    package = manifest.cmake.package
+    offered = ", ".join(f"{v.variable}=`{v.text}`" for v in ev.aggregates if v.entries)
+    state = f"{package}_FOUND is TRUE, offering {offered or 'nothing in its aggregates'}"
+    hint = (
+        f"{_SHIP_OR_LEAVE_OUT} Until they ship, have the config set {package}_FOUND to FALSE "
+        f"with {package}_NOT_FOUND_MESSAGE saying why, so a consumer's configure stops there."
+    )
+    yield _nothing_linkable(ev, state, package, hint)
 
 
 def package_not_found_despite_libraries(
@@ -924,4 +946,5 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL126", ConfigEvaluation, absent_component_refusal_unnamed),
     Rule("SL127", ConfigEvaluation, host_answered_for_platform),
     Rule("SL128", ConfigEvaluation, build_machine_framework_in_link_interface),
+    Rule("SL129", ConfigEvaluation, found_config_without_linkable_library),
 )
