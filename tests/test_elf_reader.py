@@ -40,6 +40,8 @@ _WHEELS: dict[str, Callable[[], Path]] = {
     "openvino": lambda: cached_wheel(*OTHER_WHEELS["openvino"]),
     "tbb-devel": lambda: cached_wheel(*OTHER_WHEELS["tbb-devel"]),
     "tbb": lambda: cached_wheel(*TBB_RUNTIME),
+    "fmt": lambda: cached_wheel(*OTHER_WHEELS["fmt"]),
+    "eigen": lambda: cached_wheel(*OTHER_WHEELS["eigen"]),
 }
 
 
