@@ -164,3 +164,35 @@ def test_a_library_the_config_does_not_ship_is_notfound_in_the_target_and_the_va
             assert _at(diagnostic) == f"{CONFIG}:7"
             assert "PKG_EXTRA_LIBRARY-NOTFOUND" in diagnostic.message
             assert subject in (diagnostic.subject.target, diagnostic.subject.variable)
+
+
+@pytest.mark.parametrize(
+    ("extra", "name"),
+    [
+        ("add_library(pkg_helpers INTERFACE)", "pkg_helpers"),
+        (
+            'add_custom_target(pkg_models ALL COMMAND "${CMAKE_COMMAND}" -E echo models)',
+            "pkg_models",
+        ),
+    ],
+)
+def test_a_target_of_the_consumers_own_project_is_reported(
+    tmp_path: Path, extra: str, name: str
+) -> None:
+    _, found = _run(tmp_path, extra)
+    by_version = _by_version(found, "SL133")
+    assert sorted(by_version) == sorted(BOTH)
+    for (diagnostic,) in by_version.values():
+        assert _at(diagnostic) == f"{CONFIG}:7"
+        assert diagnostic.subject.target == name
+
+
+def test_a_cache_entry_added_to_the_consumers_cache_is_reported(tmp_path: Path) -> None:
+    extra = 'find_library(PKG_RUNTIME_LIBRARY pkg PATHS "${_root}/lib" NO_DEFAULT_PATH)'
+    _, found = _run(tmp_path, extra)
+    by_version = _by_version(found, "SL134")
+    assert sorted(by_version) == sorted(BOTH)
+    for (diagnostic,) in by_version.values():
+        assert _at(diagnostic) == f"{CONFIG}:7"
+        assert diagnostic.subject.variable == "PKG_RUNTIME_LIBRARY"
+        assert "FILEPATH" in diagnostic.message and "libpkg.so" in diagnostic.message

@@ -85,9 +85,45 @@ def link_interface_names_missing_target(
             )
 
 
+def target_created_in_consumer_project(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    """SL133: the config creates a non-IMPORTED target in the consumer's project."""
+    for found in ev.diagnostics:
+        if found.kind is DiagnosticKind.OWN_TARGET:
+            yield Finding(
+                message=f"the config creates {found.subject} ({found.detail}), a target of "
+                f"the consumer's own project, on {_on(ev)}",
+                location=found.location,
+                subject=_subject(ev, target=found.subject),
+                hint="Create it IMPORTED (add_library(<name> INTERFACE IMPORTED)), in the "
+                "package's namespace, so it is neither built with the consumer's project "
+                "nor in the way of the consumer's own target names.",
+            )
+
+
+def cache_entry_created_in_consumer_project(
+    manifest: Manifest, ev: ConfigEvaluation
+) -> Iterator[Finding]:
+    """SL134: the config adds an entry to the consumer's CMake cache."""
+    for found in ev.diagnostics:
+        if found.kind is DiagnosticKind.CACHE_ENTRY:
+            yield Finding(
+                message=f"the config adds {found.subject} to the consumer's cache on "
+                f"{_on(ev)}: {found.detail}",
+                location=found.location,
+                subject=_subject(ev, variable=found.subject),
+                hint="Compute it on every find_package instead: find_library(... NO_CACHE) "
+                "(CMake 3.21+), or a path relative to CMAKE_CURRENT_LIST_DIR, or a normal "
+                "variable.",
+            )
+
+
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL130", ConfigEvaluation, config_warns),
     Rule("SL131", ConfigEvaluation, notfound_in_imported_target),
     Rule("SL132", ConfigEvaluation, notfound_in_published_variable),
+    Rule("SL133", ConfigEvaluation, target_created_in_consumer_project),
+    Rule("SL134", ConfigEvaluation, cache_entry_created_in_consumer_project),
     Rule("SL135", ConfigEvaluation, link_interface_names_missing_target),
 )

@@ -9,7 +9,10 @@ Read from the probe's plain evaluation (its `main` subdirectory) after the run:
   since it drops them from the properties it reads) and in the aggregate and
   component variables (a `find_library` that found nothing, passed on);
 - `ns::name` entries of an imported target's INTERFACE_LINK_LIBRARIES naming no target
-  that exists after the find_package (CMake's generate step fails for every consumer).
+  that exists after the find_package (CMake's generate step fails for every consumer);
+- what it creates in the consumer's own project: non-IMPORTED targets, and cache
+  entries (find_package's own `<pkg>_DIR` for this and nested packages, and the
+  INTERNAL/STATIC entries CMake's modules keep, excluded).
 
 CMake names no line for the last two: the line is the first one of the config's own
 files that names the missing target or the NOTFOUND variable (the `find_library` or
@@ -19,6 +22,7 @@ files that names the missing target or the NOTFOUND variable (the `find_library`
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -45,6 +49,8 @@ class DiagnosticKind(enum.Enum):
     NOTFOUND_PROPERTY = "notfound-property"  # an imported target's property
     NOTFOUND_VARIABLE = "notfound-variable"  # an aggregate or component variable
     MISSING_LINK_TARGET = "missing-link-target"  # INTERFACE_LINK_LIBRARIES names no target
+    OWN_TARGET = "own-target"  # a non-IMPORTED target in the consumer's project
+    CACHE_ENTRY = "cache-entry"  # a cache entry added to the consumer's cache
 
 
 @dataclass(frozen=True)
@@ -66,9 +72,12 @@ class ConfigText:
     fallback: Location
     locate: Callable[[str], Location]
 
-    def line_naming(self, name: str, together: str | None = None) -> Location:
+    def line_naming(
+        self, name: str, together: str | None = None, prefer: re.Pattern[str] | None = None
+    ) -> Location:
         """The first line of the first command naming `name` (and `together`, the target
-        whose property names it, when a command names both), else the config file."""
+        whose property names it, or matching `prefer`, when a command does), else of the
+        first command naming it, else the config file."""
         first: Location | None = None
         for member, lines in self.files:
             starts = _command_starts(lines)
@@ -82,7 +91,11 @@ class ConfigText:
                 # CMake names a command by its first line (`set_target_properties(`
                 # three lines above the INTERFACE_LINK_LIBRARIES it sets).
                 here = self.locate(member).at(start + 1)
-                if together is None or _word(together).search(text):
+                if together is not None and _word(together).search(text):
+                    return here
+                if prefer is not None and prefer.search(text):
+                    return here
+                if together is None and prefer is None:
                     return here
                 first = first or here
         return first or self.fallback
@@ -207,11 +220,74 @@ def missing_link_targets(
             )
 
 
+# The commands that write a cache entry (not `unset(<var> CACHE)`, which clears one).
+_CACHING = re.compile(r"^\s*(?:find_\w+|option)\s*\(|^\s*set\s*\([^)]*\bCACHE\b", re.MULTILINE)
+# find_package's help text for the <pkg>_DIR entry it caches.
+_PACKAGE_DIR_HELP = "The directory containing a CMake configuration file for "
+
+
+def created(path: Path, mapper: PathMapper) -> list[dict[str, str]]:
+    """The probe's `own_target` and `cache` records of the plain evaluation."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            record = json.loads(line, strict=False)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("k") in ("own_target", "cache"):
+            out.append({str(k): mapper.text(str(v)) for k, v in record.items()})
+    return out
+
+
+def created_in_project(
+    records: Iterable[Mapping[str, str]], package: str, text: ConfigText
+) -> Iterator[ConfigDiagnostic]:
+    """Non-IMPORTED targets and cache entries the config added to the consumer's project."""
+    for record in records:
+        name = record.get("name", "")
+        if record.get("k") == "own_target":
+            yield ConfigDiagnostic(
+                DiagnosticKind.OWN_TARGET,
+                name,
+                record.get("type", ""),
+                text.line_naming(name),
+            )
+            continue
+        kind = record.get("type", "")
+        if (
+            name == f"{package}_DIR"
+            or kind in ("INTERNAL", "STATIC")
+            or record.get("help", "").startswith(_PACKAGE_DIR_HELP)
+        ):
+            continue
+        yield ConfigDiagnostic(
+            DiagnosticKind.CACHE_ENTRY,
+            name,
+            _cached(kind, record.get("value", "")),
+            text.line_naming(name, prefer=_CACHING),
+        )
+
+
+def _cached(kind: str, value: str) -> str:
+    """The entry's type and value; a value outside the package (the host's interpreter,
+    a temporary directory) is described rather than quoted, so findings stay the same
+    from one machine to the next."""
+    if value.startswith("/"):
+        return f"{kind}, a path outside the package"
+    return f"{kind} {value}"[:_SHOWN] if value else f"{kind}, empty"
+
+
 def diagnose(
     stderr: str,
     variables: Mapping[str, tuple[bool, str]],
     records: Iterable[Mapping[str, str]],
     published: Iterable[str],
+    made: Iterable[Mapping[str, str]],
+    package: str,
     text: ConfigText,
     mapper: PathMapper,
 ) -> tuple[ConfigDiagnostic, ...]:
@@ -222,4 +298,5 @@ def diagnose(
         *notfound_properties(listed, text),
         *notfound_variables(variables, published, text),
         *missing_link_targets(listed, text),
+        *created_in_project(made, package, text),
     )

@@ -26,7 +26,7 @@ from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
-from shiplint.cmake_eval.diagnostics import config_text, diagnose
+from shiplint.cmake_eval.diagnostics import config_text, created, diagnose
 from shiplint.cmake_eval.isolate import Answers, ProbeRun, answer_all
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.layout import Layout, TreeNotWritten, layout_artifact, layout_source
@@ -417,6 +417,8 @@ def evaluate_once(
                 *(a.variable for a in manifest.aggregates),
                 *(v.variable for v in manifest.component_variables),
             ),
+            created(probe.main_result, mapper),
+            package,
             config_text(layout.cmake_files(), mapper, layout.config_location, layout.location),
             mapper,
         ),

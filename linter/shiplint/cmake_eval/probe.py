@@ -115,6 +115,30 @@ function(_shiplint_defects _shiplint_nf_out _shiplint_miss_out _shiplint_target 
   set(${_shiplint_miss_out} "${_shiplint_miss}" PARENT_SCOPE)
 endfunction()
 
+# What the plain find_package created in the consumer's own project (diagnostics.py):
+# its non-IMPORTED targets in this directory, and the cache entries it added.
+function(_shiplint_created _shiplint_file _shiplint_before)
+  get_property(_shiplint_own DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(_shiplint_t IN LISTS _shiplint_own)
+    get_target_property(_shiplint_ty "${_shiplint_t}" TYPE)
+    _shiplint_q(_shiplint_n "${_shiplint_t}")
+    _shiplint_q(_shiplint_y "${_shiplint_ty}")
+    file(APPEND "${_shiplint_file}" "{\"k\":\"own_target\",\"name\":${_shiplint_n},\"type\":${_shiplint_y}}\n")
+  endforeach()
+  get_cmake_property(_shiplint_after CACHE_VARIABLES)
+  foreach(_shiplint_c IN LISTS _shiplint_after)
+    if(NOT _shiplint_c IN_LIST _shiplint_before)
+      get_property(_shiplint_ty CACHE "${_shiplint_c}" PROPERTY TYPE)
+      get_property(_shiplint_h CACHE "${_shiplint_c}" PROPERTY HELPSTRING)
+      _shiplint_q(_shiplint_n "${_shiplint_c}")
+      _shiplint_q(_shiplint_y "${_shiplint_ty}")
+      _shiplint_q(_shiplint_hq "${_shiplint_h}")
+      _shiplint_q(_shiplint_v "$CACHE{${_shiplint_c}}")
+      file(APPEND "${_shiplint_file}" "{\"k\":\"cache\",\"name\":${_shiplint_n},\"type\":${_shiplint_y},\"help\":${_shiplint_hq},\"value\":${_shiplint_v}}\n")
+    endif()
+  endforeach()
+endfunction()
+
 function(_shiplint_targets _shiplint_file)
   get_property(_shiplint_all DIRECTORY PROPERTY IMPORTED_TARGETS)
   foreach(_shiplint_t IN LISTS _shiplint_all)
@@ -151,6 +175,8 @@ function(_shiplint_targets _shiplint_file)
   endforeach()
 endfunction()
 """
+
+_CACHE_BEFORE = "get_cmake_property(_shiplint_cache_before CACHE_VARIABLES)\n"
 
 _MESSAGE_OVERRIDE = r"""
 # Defined after the plain evaluation on purpose (see cmake_eval/probe.py).
@@ -196,7 +222,7 @@ def bracket(text: str) -> str:
     return f"[{eq}[{text}]{eq}]"
 
 
-def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str:
+def _find(package: str, config_dir: Path, components: Sequence[str] = (), before: str = "") -> str:
     parts = [package, "CONFIG"]
     if components:
         parts += ["COMPONENTS", *components]
@@ -204,16 +230,18 @@ def _find(package: str, config_dir: Path, components: Sequence[str] = ()) -> str
     # find_package caches <pkg>_DIR and then ignores PATHS: forget the previous answer,
     # so each call evaluates the config directory it names.
     forget = f"unset({package}_DIR CACHE)\nunset({package}_DIR)\n"
-    return f"{forget}find_package({' '.join(parts)})\n"
+    return f"{forget}{before}find_package({' '.join(parts)})\n"
 
 
 def _dump(package: str, config_dir: Path, result: Path, variables: Sequence[str]) -> str:
     out = bracket(str(result))
     return "".join(
         [
-            _find(package, config_dir),
+            # The cache as the consumer's project had it, to tell what the config adds.
+            _find(package, config_dir, before=_CACHE_BEFORE),
             *(f"_shiplint_var({out} {bracket(v)})\n" for v in variables),
             f"_shiplint_targets({out})\n",
+            f'_shiplint_created({out} "${{_shiplint_cache_before}}")\n',
             f'file(APPEND {out} "{{\\"k\\":\\"end\\"}}\\n")\n',
         ]
     )
