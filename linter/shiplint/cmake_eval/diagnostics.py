@@ -22,6 +22,7 @@ files that names the missing target or the NOTFOUND variable (the `find_library`
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -66,11 +67,17 @@ class ConfigDiagnostic:
 
 @dataclass(frozen=True)
 class ConfigText:
-    """The config's own files, as member paths and lines, to find where a name is written."""
+    """The config's own files (and the other packages' beside it), as member paths and
+    lines, to find where a name is written. Read on first use: most evaluations have
+    nothing to locate."""
 
-    files: tuple[tuple[str, tuple[str, ...]], ...]
+    read: Callable[[], Iterable[tuple[str, tuple[str, ...]]]]
     fallback: Location
     locate: Callable[[str], Location]
+
+    @functools.cached_property
+    def files(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return tuple(self.read())
 
     def line_naming(
         self, name: str, together: str | None = None, prefer: re.Pattern[str] | None = None
@@ -135,17 +142,20 @@ def _command_starts(lines: tuple[str, ...]) -> list[int]:
 
 
 def config_text(
-    files: Iterable[tuple[Path, bytes]],
+    files: Callable[[], Iterable[tuple[Path, bytes]]],
     mapper: PathMapper,
     fallback: Location,
     locate: Callable[[str], Location],
 ) -> ConfigText:
-    out = []
-    for path, data in files:
-        member = mapper.member(str(path))
-        if member is not None:
-            out.append((member, tuple(data.decode("utf-8", "replace").splitlines())))
-    return ConfigText(tuple(out), fallback, locate)
+    def read() -> Iterator[tuple[str, tuple[str, ...]]]:
+        seen: set[str] = set()
+        for path, data in files():
+            member = mapper.member(str(path))
+            if member is not None and member not in seen:
+                seen.add(member)
+                yield member, tuple(data.decode("utf-8", "replace").splitlines())
+
+    return ConfigText(read, fallback, locate)
 
 
 def warnings(

@@ -419,10 +419,30 @@ def evaluate_once(
             ),
             created(probe.main_result, mapper),
             package,
-            config_text(layout.cmake_files(), mapper, layout.config_location, layout.location),
+            config_text(
+                lambda: _config_files(layout), mapper, layout.config_location, layout.location
+            ),
             mapper,
         ),
     )
+
+
+def _config_files(layout: Layout) -> Iterator[tuple[Path, bytes]]:
+    """The config's `.cmake` files, then those of the packages installed beside it
+    (`share/cmake/Caffe2` beside `share/cmake/Torch`), which its find_dependency calls
+    evaluate in the consumer's project too."""
+    yield from layout.cmake_files()
+    parent = layout.config_dir.parent
+    if parent == layout.root or layout.root not in parent.parents:
+        return
+    if layout.planned is not None:
+        yield from layout.planned.cmake_files(parent)
+        return
+    for path in sorted(parent.rglob("*.cmake")):
+        try:
+            yield path, path.read_bytes()
+        except OSError:
+            continue
 
 
 def _shipped_components(manifest: Manifest, layout: Layout) -> set[str]:
