@@ -148,6 +148,8 @@ _RULE_IMPORTS = {
     # What a wheel's platform tag promises (auditwheel's policy data, shipped in
     # schemas/): a pure function of the tag, reading no artifact.
     "shiplint.artifacts.tag_promises",
+    # Member paths joined inside an artifact without leaving it: a pure function.
+    "shiplint.artifacts.paths",
     "shiplint.diagnostics",
     "shiplint.engine_models",
     "shiplint.manifest.model",

@@ -28,6 +28,7 @@ from typing import IO, Any
 from shiplint import cache
 from shiplint.artifacts.archive import MemberError, normalise_member, printable
 from shiplint.memo import Memo, constant
+from shiplint.plural import counted
 
 # What one RECORD may hold: a wheel of 200,000 members at 200 bytes a row.
 MAX_RECORD_BYTES = 40 * 1024 * 1024
@@ -88,7 +89,7 @@ def _record_problems(zip_file: zipfile.ZipFile) -> list[Problem]:
     infos = {i.filename: i for i in zip_file.infolist() if not i.is_dir()}
     records = [n for n in infos if n.count("/") == 1 and n.endswith(".dist-info/RECORD")]
     if len(records) != 1:
-        what = "no .dist-info/RECORD" if not records else f"{len(records)} RECORD files"
+        what = "no .dist-info/RECORD" if not records else counted(len(records), "RECORD file")
         return [Problem("record-absent", None, f"the wheel holds {what}")]
     (record,) = records
     try:

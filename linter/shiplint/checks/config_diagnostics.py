@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from shiplint.cmake_eval.diagnostics import DiagnosticKind
-from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.cmake_eval.model import ConfigEvaluation, DiagnosticKind
 from shiplint.diagnostics import Finding, Subject
 from shiplint.manifest.model import Manifest
 from shiplint.rule import Rule

@@ -21,7 +21,6 @@ files that names the missing target or the NOTFOUND variable (the `find_library`
 
 from __future__ import annotations
 
-import enum
 import functools
 import json
 import re
@@ -29,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.cmake_eval.model import ConfigDiagnostic, DiagnosticKind
 from shiplint.cmake_eval.results import PathMapper, cmake_list
 from shiplint.diagnostics import Location
 
@@ -43,26 +43,6 @@ _MAIN_FRAME = re.compile(r"(?:^|/)main/CMakeLists\.txt:\d+")
 # A target name with a namespace, as install(EXPORT ... NAMESPACE) and ALIAS write them.
 NOTFOUND = "-NOTFOUND"
 _SHOWN = 160
-
-
-class DiagnosticKind(enum.Enum):
-    WARNING = "warning"  # the config's own message(WARNING)
-    NOTFOUND_PROPERTY = "notfound-property"  # an imported target's property
-    NOTFOUND_VARIABLE = "notfound-variable"  # an aggregate or component variable
-    MISSING_LINK_TARGET = "missing-link-target"  # INTERFACE_LINK_LIBRARIES names no target
-    OWN_TARGET = "own-target"  # a non-IMPORTED target in the consumer's project
-    CACHE_ENTRY = "cache-entry"  # a cache entry added to the consumer's cache
-
-
-@dataclass(frozen=True)
-class ConfigDiagnostic:
-    kind: DiagnosticKind
-    # The target or variable it is about (the warning's: empty).
-    subject: str
-    # The warning's text, the property and its value, the variable's NOTFOUND entry, or
-    # the missing target's name.
-    detail: str
-    location: Location
 
 
 @dataclass(frozen=True)

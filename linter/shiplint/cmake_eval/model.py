@@ -14,9 +14,31 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from shiplint.cmake_eval.diagnostics import ConfigDiagnostic
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform
+
+
+class DiagnosticKind(enum.Enum):
+    """What a consumer's plain find_package meets that the config said or left wrong."""
+
+    WARNING = "warning"  # the config's own message(WARNING)
+    NOTFOUND_PROPERTY = "notfound-property"  # an imported target's property
+    NOTFOUND_VARIABLE = "notfound-variable"  # an aggregate or component variable
+    MISSING_LINK_TARGET = "missing-link-target"  # INTERFACE_LINK_LIBRARIES names no target
+    OWN_TARGET = "own-target"  # a non-IMPORTED target in the consumer's project
+    CACHE_ENTRY = "cache-entry"  # a cache entry added to the consumer's cache
+
+
+@dataclass(frozen=True)
+class ConfigDiagnostic:
+    kind: DiagnosticKind
+    # The target or variable it is about (the warning's: empty).
+    subject: str
+    # The warning's text, the property and its value, the variable's NOTFOUND entry, or
+    # the missing target's name.
+    detail: str
+    location: Location
+
 
 # A file name a linker takes as a library, and the prefixes that pass an option through.
 LIBRARY_FILE = re.compile(r"\.(so(\.\d+)*|dylib|dll|lib|a|tbd)$")
