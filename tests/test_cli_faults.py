@@ -55,7 +55,14 @@ def test_a_signal_during_evaluation_ends_the_run_and_everything_it_started(
     command = [sys.executable, "-m", "shiplint", "check", "--no-sources", "--select", "SL1",
                "--manifest", str(ACME / "shiplint.yaml"), str(tree)]  # fmt: skip
     process = subprocess.Popen(
-        command, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A test run started in the background by a shell without job control inherits
+        # SIGINT ignored, which shiplint rightly keeps ignored: give the run its default.
+        preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL),
     )
     try:
         while not _with_marker(marker):  # the config's sleep is running
