@@ -172,11 +172,13 @@ def _artifact_name(path: Path) -> str:
 
 @functools.cache
 def _identity() -> bytes:
-    """The code that decides a kept answer: the struct reader, the records it builds, the
-    fingerprint and this module's form of them (their digest: every entry's key holds it)."""
+    """The code that decides a kept answer: the struct readers (ELF, and Mach-O for the
+    members too large to hold), the records they build, the fingerprint and this module's
+    form of them (their digest: every entry's key holds it)."""
     from shiplint import platforms
+    from shiplint.artifacts import macho_reader
 
-    modules = (elf_reader, records, pointers, headers, fingerprint, platforms)
+    modules = (elf_reader, macho_reader, records, pointers, headers, fingerprint, platforms)
     files = tuple(Path(module.__file__ or "") for module in modules)
     return hashlib.sha256(cache.source_bytes((*files, Path(__file__)))).digest()
 
