@@ -31,6 +31,7 @@ from shiplint.artifacts.headers import (
     elf_truncation,
     macho_problem,
 )
+from shiplint.artifacts.macho_reader import two_level_import
 from shiplint.artifacts.pointers import Image, Region, RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import (
     BinaryError,
@@ -45,14 +46,9 @@ from shiplint.artifacts.records import (
 from shiplint.artifacts.static_archive import read_archive
 from shiplint.platforms import normalise_arch
 
-# Mach-O n_desc flags: the definition is weak (coalesced by the loader); the reference
-# is weak (left null when nothing defines it).
+# Mach-O n_desc flag: the definition is weak (coalesced by the loader). A reference's
+# flags and ordinal are read by macho_reader.two_level_import.
 _N_WEAK_DEF = 0x0080
-_N_WEAK_REF = 0x0040
-# Mach-O library ordinals (bits 8-15 of an undefined symbol's n_desc) with a meaning of
-# their own: search every loaded image (`-undefined dynamic_lookup`); the main executable.
-_DYNAMIC_LOOKUP_ORDINAL = 0xFE
-_EXECUTABLE_ORDINAL = 0xFF
 
 
 @functools.cache
@@ -329,7 +325,7 @@ def _read_macho(data: bytes, name: str) -> BinaryRecord | BinaryError:
         c_name = raw[1:] if raw.startswith("_") else raw
         if symbol.category == category.UNDEFINED:
             undefined.append(c_name)
-            imports.append(_macho_import(c_name, symbol.description, needed, two_level))
+            imports.append(two_level_import(c_name, symbol.description, needed, two_level))
         elif symbol.category == category.EXTERNAL:
             defined.append(
                 SymbolRecord(
@@ -372,22 +368,6 @@ def _macos_minimum(binary: Any) -> str:
 def _dotted(parts: Any) -> str:
     major, minor = [*list(parts), 0, 0][:2]
     return f"{major}.{minor}"
-
-
-def _macho_import(name: str, description: int, needed: list[str], two_level: bool) -> Import:
-    """An undefined symbol and the library its two-level ordinal binds it to: ordinal
-    n is the n-th dylib load command after LC_ID_DYLIB, i.e. `needed[n - 1]`."""
-    weak = bool(description & _N_WEAK_REF)
-    ordinal = (description >> 8) & 0xFF
-    if not two_level or ordinal == _DYNAMIC_LOOKUP_ORDINAL:
-        return Import(name, weak)
-    if ordinal == _EXECUTABLE_ORDINAL:
-        return Import(name, weak, from_executable=True)
-    if 1 <= ordinal <= len(needed):
-        return Import(name, weak, library=needed[ordinal - 1])
-    # Ordinal 0 (the binary itself, an old form) or one past the load commands: no
-    # library is named, so it is looked up like a flat-namespace reference.
-    return Import(name, weak)
 
 
 # ---------------------------------------------------------------- PE

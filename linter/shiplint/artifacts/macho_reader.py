@@ -177,7 +177,7 @@ class _Slice:
             c_name = raw[1:] if raw.startswith("_") else raw
             if category == "undefined":
                 undefined.append(c_name)
-                imports.append(_import(c_name, description, needed, self.two_level))
+                imports.append(two_level_import(c_name, description, needed, self.two_level))
             elif category == "external":
                 weak = description & _N_WEAK_DEF
                 defined.append(
@@ -257,7 +257,11 @@ def _dotted(version: int) -> str:
     return f"{version >> 16}.{(version >> 8) & 0xFF}"
 
 
-def _import(name: str, description: int, needed: list[str], two_level: bool) -> Import:
+def two_level_import(name: str, description: int, needed: list[str], two_level: bool) -> Import:
+    """An undefined symbol and the library its two-level ordinal binds it to: ordinal
+    n is the n-th dylib load command after LC_ID_DYLIB, i.e. `needed[n - 1]`. Ordinal 0
+    (the binary itself, an old form) or one past the load commands names no library, so
+    it is looked up like a flat-namespace reference."""
     weak = bool(description & _N_WEAK_REF)
     ordinal = (description >> 8) & 0xFF
     if not two_level or ordinal == _DYNAMIC_LOOKUP_ORDINAL:
