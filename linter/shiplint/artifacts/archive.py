@@ -375,6 +375,11 @@ class ZipTree(ArtifactTree):
         # Each member's fingerprint by its local header's offset, once taken (the binary and
         # operator areas both ask).
         self._fingerprints: dict[int, bytes | None] = {}
+        # Those an earlier run kept for this archive file (loaded when first asked), its
+        # digest, and whether this run took any it did not keep.
+        self._kept: dict[int, bytes] | None = None
+        self._digest: bytes | None = None
+        self._fingerprints_taken = False
         links: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             self._add(info, links)
@@ -450,15 +455,31 @@ class ZipTree(ArtifactTree):
         info = self._info(name)
         with self._lock:
             if info.header_offset not in self._fingerprints:
-                try:
-                    stream = self._zip.fp
-                    found = None if stream is None else zip_member_fingerprint(stream, info)
-                except (OSError, ValueError, OverflowError):
-                    # A header offset before the file's start or past what a seek takes:
-                    # reading the member says what is wrong.
-                    found = None
+                found = self._kept_fingerprints().get(info.header_offset)
+                if found is None:
+                    try:
+                        stream = self._zip.fp
+                        found = None if stream is None else zip_member_fingerprint(stream, info)
+                    except (OSError, ValueError, OverflowError):
+                        # A header offset before the file's start or past what a seek
+                        # takes: reading the member says what is wrong.
+                        found = None
+                    self._fingerprints_taken |= found is not None
                 self._fingerprints[info.header_offset] = found
             return self._fingerprints[info.header_offset]
+
+    def _kept_fingerprints(self) -> dict[int, bytes]:
+        """The fingerprints an earlier run took in this same archive file, once."""
+        if self._kept is None:
+            from shiplint.artifacts.file_digest import file_digest
+            from shiplint.artifacts.fingerprint import kept_fingerprints
+
+            try:
+                self._digest = file_digest(self.path)
+            except OSError:
+                self._digest = None
+            self._kept = {} if self._digest is None else kept_fingerprints(self._digest)
+        return self._kept
 
     def _open(self, name: str) -> IO[bytes]:
         try:
@@ -469,6 +490,12 @@ class ZipTree(ArtifactTree):
     def close(self) -> None:
         super().close()
         self._zip.close()
+        if self._fingerprints_taken and self._digest is not None:
+            from shiplint.artifacts.fingerprint import keep_fingerprints
+
+            known = {o: f for o, f in self._fingerprints.items() if f is not None}
+            keep_fingerprints(self._digest, {**(self._kept or {}), **known})
+            self._fingerprints_taken = False
 
 
 class _BoundedTarInfo(tarfile.TarInfo):

@@ -8,7 +8,8 @@ the bytes, stops at the declared size and compares the CRC-32. The digest covers
 of them, so two members with the same fingerprint read the same, the same bytes or
 the same error, wherever they lie in whichever archive. Hashing the compressed bytes
 (SHA-256, a few milliseconds for a wheel's libraries) costs a small part of inflating
-them, which is what a kept answer about the bytes saves.
+them, which is what a kept answer about the bytes saves. The fingerprints taken in an
+archive are kept too, under the digest of the archive file (`file_digest`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from __future__ import annotations
 import hashlib
 import struct
 import zipfile
-from typing import IO
+from pathlib import Path
+from typing import IO, Any
+
+from shiplint import cache
+from shiplint.memo import Memo, constant
 
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 # Large enough that a library's compressed bytes are one read and one hash update (each
@@ -57,3 +62,33 @@ def zip_member_fingerprint(stream: IO[bytes], info: zipfile.ZipInfo) -> bytes | 
         left -= len(chunk)
     digest.update(left.to_bytes(8, "little", signed=True))
     return digest.digest()
+
+
+def _encode(fingerprints: dict[int, bytes]) -> Any:
+    return sorted(fingerprints.items())
+
+
+def _decode(data: Any) -> dict[int, bytes]:
+    out: dict[int, bytes] = {}
+    for offset, fingerprint in data:
+        if type(offset) is not int or type(fingerprint) is not bytes or len(fingerprint) != 32:
+            raise ValueError("not a member fingerprint")
+        out[offset] = fingerprint
+    return out
+
+
+# An archive's member fingerprints by local header offset, kept under the archive file's
+# digest: the archive's bytes decide every member's entry and bytes, so a warm run over
+# an archive it has seen hashes no member again.
+_KEPT: Memo[dict[int, bytes]] = Memo(
+    "zip-fingerprints", constant(cache.source_bytes((Path(__file__),))), _encode, _decode
+)
+
+
+def kept_fingerprints(archive_digest: bytes) -> dict[int, bytes]:
+    """The fingerprints kept for the archive with this digest (empty when none are)."""
+    return _KEPT.get(archive_digest) or {}
+
+
+def keep_fingerprints(archive_digest: bytes, fingerprints: dict[int, bytes]) -> None:
+    _KEPT.put(fingerprints, archive_digest)

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from shiplint import cache
 from shiplint.artifacts.archive import MemberError, normalise_member, printable
+from shiplint.artifacts.file_digest import file_digest
 from shiplint.memo import Memo, constant
 from shiplint.plural import counted
 
@@ -53,28 +54,7 @@ class Problem:
 def check_wheel(path: Path, zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
     """Every disagreement between the archive's members, its local headers and (a wheel's,
     when `record`) RECORD; kept by the archive file's digest."""
-    return _KEPT.through(lambda: _check(zip_file, record), _digest(path), bytes([record]))
-
-
-def _digest(path: Path) -> bytes:
-    """SHA-256 of the file, kept by its identity on this machine (device, inode, size,
-    modification and change times, as git's index and make go by): a file written again
-    has a new change time, which no one but the kernel sets, so a warm run reads no byte."""
-    info = path.stat()
-    identity = repr(
-        (str(path.resolve()), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-         info.st_ctime_ns)
-    ).encode("utf-8", "surrogateescape")  # fmt: skip
-    kept = _DIGESTS.get(identity)
-    if kept is not None and len(kept) == 32:
-        return kept
-    hasher = hashlib.sha256()
-    with path.open("rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            hasher.update(chunk)
-    digest = hasher.digest()
-    _DIGESTS.put(digest, identity)
-    return digest
+    return _KEPT.through(lambda: _check(zip_file, record), file_digest(path), bytes([record]))
 
 
 def _check(zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
@@ -289,5 +269,3 @@ def _decode(data: Any) -> tuple[Problem, ...]:
 _KEPT: Memo[tuple[Problem, ...]] = Memo(
     "wheel-integrity", constant(cache.source_bytes((Path(__file__),))), _encode, _decode
 )
-
-_DIGESTS: Memo[bytes] = Memo("file-digest", constant(b"sha256 by stat identity 1"))
