@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import lzma
 import os
-import re
 import stat
 import tarfile
 import threading
@@ -34,6 +33,13 @@ from shiplint.artifacts.kinds import ArtifactError as ArtifactError
 from shiplint.artifacts.kinds import ArtifactKind as ArtifactKind
 from shiplint.artifacts.kinds import MemberError as MemberError
 from shiplint.artifacts.kinds import Rejected as Rejected
+from shiplint.artifacts.member_names import MAX_COMPONENT_BYTES as MAX_COMPONENT_BYTES
+from shiplint.artifacts.member_names import MAX_DEPTH as MAX_DEPTH
+from shiplint.artifacts.member_names import MAX_NAME_CHARS as MAX_NAME_CHARS
+from shiplint.artifacts.member_names import name_problem as name_problem
+from shiplint.artifacts.member_names import normalise_member as normalise_member
+from shiplint.artifacts.member_names import plain_member as plain_member
+from shiplint.artifacts.member_names import printable as printable
 from shiplint.artifacts.paths import join_within, parent_directories
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, platform_from_wheel_tag
@@ -57,11 +63,6 @@ _RATIO_MIN_SIZE = 1024 * 1024
 MAX_MEMBERS = 200_000
 MAX_TAR_BYTES = 4 * 1024 * 1024 * 1024
 MAX_TOTAL_BYTES = MAX_TAR_BYTES
-# Member names: what file systems and extractors accept (PATH_MAX, NAME_MAX), and a depth
-# no install tree reaches.
-MAX_NAME_CHARS = 1024
-MAX_COMPONENT_BYTES = 255
-MAX_DEPTH = 64
 # A tar's GNU long name or pax header is a few hundred bytes; tarfile reads it whole.
 MAX_TAR_HEADER_BYTES = 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -79,90 +80,6 @@ _READ_ERRORS = (
     NotImplementedError,
     ValueError,
 )
-
-
-def normalise_member(raw: str) -> str | None:
-    """The normalised posix path of a member, or None when it is absolute or climbs out.
-
-    Backslashes count as separators: `..\\..\\x` is as hostile to a Windows
-    extractor as `../../x` is to a posix one.
-    """
-    text = raw.replace("\\", "/")
-    if text.startswith("/") or (len(text) >= 2 and text[1] == ":"):
-        return None
-    parts = text.split("/")
-    if ".." in parts:
-        return None
-    # Most names are already normal: the list is searched, not rebuilt, for them.
-    if "" in parts or "." in parts:
-        parts = [part for part in parts if part not in ("", ".")]
-    return "/".join(parts) if parts else None
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-# Undecodable bytes, kept as lone surrogates (surrogateescape).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def name_problem(name: str) -> str | None:
-    """Why a normalised member name is not listed, or None. Names are text a report prints
-    and paths the CMake layout creates: no control characters, no undecodable bytes, within
-    the file system's length limits and a sane depth."""
-    # One regular-expression scan per check: an archive lists thousands of names.
-    if _CONTROL.search(name):
-        return "name holds a control character"
-    if _SURROGATE.search(name):
-        return "name is not valid UTF-8"
-    if len(name) > MAX_NAME_CHARS:
-        return f"name longer than {MAX_NAME_CHARS} characters"
-    parts = name.split("/")
-    if len(parts) > MAX_DEPTH:
-        return f"nested deeper than {MAX_DEPTH} directories"
-    # No component is longer than the whole name: most names need no look at each part.
-    if len(name.encode()) > MAX_COMPONENT_BYTES and any(
-        len(p.encode()) > MAX_COMPONENT_BYTES for p in parts
-    ):
-        return f"a path component longer than {MAX_COMPONENT_BYTES} bytes"
-    return None
-
-
-# A plain name's length bound: no component of an ASCII name this long passes the byte
-# limit, and the name is within the length limit.
-_PLAIN_MAX_CHARS = min(MAX_COMPONENT_BYTES, MAX_NAME_CHARS)
-
-
-def plain_member(raw: str) -> bool:
-    """Whether a raw member name is already normal and has no problem (then
-    `normalise_member(raw) == raw` and `name_problem(raw)` is None), by a few scans most
-    names pass; False says only that the full checks must decide. An archive lists
-    thousands of names, and the full checks cost most of listing one."""
-    return (
-        # ASCII and short: no undecodable byte, no component past the byte limit.
-        raw.isascii()
-        and 0 < len(raw) <= _PLAIN_MAX_CHARS
-        and raw.count("/") < MAX_DEPTH
-        and "\\" not in raw
-        # No empty, `.` or `..` component (nor any starting with a dot), not absolute,
-        # no drive.
-        and not raw.startswith(("/", "."))
-        and not raw.endswith("/")
-        and "//" not in raw
-        and "/." not in raw
-        and raw[1:2] != ":"
-        and _CONTROL.search(raw) is None
-    )
-
-
-def printable(raw: str) -> str:
-    """A member name as a report may show it: control characters and undecodable bytes
-    escaped, at most MAX_NAME_CHARS characters."""
-    out = "".join(
-        c
-        if 0x20 <= ord(c) != 0x7F and not 0xD800 <= ord(c) <= 0xDFFF
-        else f"\\x{ord(c) & 0xFF:02x}"
-        for c in raw[:MAX_NAME_CHARS]
-    )
-    return out if len(raw) <= MAX_NAME_CHARS else f"{out}… ({len(raw):,} characters)"
 
 
 def _collisions(files: set[str]) -> set[str]:

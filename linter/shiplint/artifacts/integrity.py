@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from shiplint import cache
-from shiplint.artifacts.archive import MemberError, normalise_member, printable
 from shiplint.artifacts.file_digest import file_digest
+from shiplint.artifacts.kinds import MemberError
+from shiplint.artifacts.member_names import normalise_member, printable
 from shiplint.memo import Memo, constant
 from shiplint.plural import counted
 
