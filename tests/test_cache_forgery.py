@@ -142,7 +142,7 @@ def test_a_verdict_of_another_manifest_does_not_skip_the_check(tmp_path: Path) -
 
 def _launch_key() -> str:
     tools = {name: shutil.which(name) for name in ("setpriv", "unshare")}
-    return launch_cache.entry_key(tools, run._CONFINE)
+    return launch_cache._VERDICTS.key(launch_cache.entry_key(tools, run._CONFINE))
 
 
 def _fresh_system(monkeypatch: pytest.MonkeyPatch) -> run._System:
@@ -156,7 +156,7 @@ def test_a_kept_command_is_never_run(
 ) -> None:
     canary = tmp_path / "ran-from-the-cache"
     planted = ["/bin/sh", "-c", f'touch {canary}; exec "$@"', "sh"]
-    entry = json.dumps({"setpriv": planted, "unshare": planted, "confinement": "none"}).encode()
+    entry = marshal.dumps((planted, planted, "none"))
     if authentic:
         cache.write("cmake-launch", _launch_key(), entry)
     else:
@@ -182,19 +182,19 @@ def test_a_kept_verdict_is_rebuilt_into_the_launcher_from_path(
         tried.unshare,
         tried.confinement,
     )
-    payload = json.loads(cache.read("cmake-launch", _launch_key()) or b"{}")
-    assert {type(v) for k, v in payload.items() if k != "confinement"} == {bool}
+    setpriv, unshare, _ = marshal.loads(cache.read("cmake-launch", _launch_key()) or b"")
+    assert {type(setpriv), type(unshare)} == {bool}
 
 
 @pytest.mark.parametrize("way", WAYS)
 def test_a_forged_verdict_cannot_turn_the_confinement_off(
     monkeypatch: pytest.MonkeyPatch, way: str
 ) -> None:
-    entry = {"setpriv": False, "unshare": False, "confinement": "none"}
-    forge("cmake-launch", _launch_key(), json.dumps(entry).encode(), way)
+    entry = marshal.dumps((False, False, "none"))
+    forge("cmake-launch", _launch_key(), entry, way)
     assert _fresh_system(monkeypatch).tried
     # Even written with the key, "none" is not an answer that is ever kept.
-    cache.write("cmake-launch", _launch_key(), json.dumps(entry).encode())
+    cache.write("cmake-launch", _launch_key(), entry)
     assert _fresh_system(monkeypatch).tried
 
 

@@ -8,11 +8,14 @@ gives back the first run's value; a run gives a new one.
 
 from __future__ import annotations
 
+import marshal
 import os
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from shiplint import cache
@@ -190,13 +193,56 @@ def test_a_corrupt_entry_is_a_miss(tmp_path: Path, stamp_bin: Path) -> None:
     assert not again.reused and _stamp(again) != _stamp(first)
 
 
-def test_an_entry_of_another_form_is_a_miss(tmp_path: Path, stamp_bin: Path) -> None:
-    # Digest-correct but not an entry this code wrote (another format, a hand edit).
+def _kept_entry(name: str) -> dict[str, Any]:
+    payload = cache.read("cmake-evaluations", name)
+    assert payload is not None
+    entry: dict[str, Any] = marshal.loads(payload)
+    return entry
+
+
+def _stamp_planted(entry: dict[str, Any], stamp: str) -> dict[str, Any]:
+    """The kept run with the stamp a forger wants rules to read, in the entry's real form."""
+    outputs = {
+        name: text.replace(stamp, "planted-by-a-forger") for name, text in entry["outputs"].items()
+    }
+    assert outputs != entry["outputs"]
+    return {**entry, "outputs": outputs}
+
+
+# Entries of another form, written with the user's key (an older format, another kind's
+# answer, a hand edit): each is a miss, and the config is evaluated again.
+_FOREIGN: list[Any] = [
+    pytest.param(lambda e, s: b'{"outcome": {"returncode": "0"}}', id="older-json"),
+    pytest.param(lambda e, s: marshal.dumps((True, False, "mounts")), id="another-kinds"),
+    pytest.param(
+        lambda e, s: marshal.dumps({**e, "outcome": {**e["outcome"], "returncode": "0"}}),
+        id="returncode-text",
+    ),
+    pytest.param(
+        lambda e, s: marshal.dumps({**_stamp_planted(e, s), "outputs": [["results", s]]}),
+        id="outputs-a-list",
+    ),
+    pytest.param(
+        lambda e, s: marshal.dumps({**e, "outcome": {**e["outcome"], "confinement": "chroot"}}),
+        id="unknown-confinement",
+    ),
+    pytest.param(lambda e, s: marshal.dumps(e)[:-3], id="truncated"),
+]
+
+
+@pytest.mark.parametrize("foreign", _FOREIGN)
+def test_an_entry_of_another_form_is_a_miss(
+    tmp_path: Path, stamp_bin: Path, foreign: Callable[[dict[str, Any], str], bytes]
+) -> None:
+    # Authentic (written with the user's key) but not an entry this code wrote.
     package = _package(tmp_path, CONFIG)
-    _run(package)
+    first = _run(package)
     (entry,) = (cache.cache_dir() / "cmake-evaluations").iterdir()
-    cache.write("cmake-evaluations", entry.name, b'{"outcome": {"returncode": "0"}}')
-    assert not _run(package).reused
+    cache.write("cmake-evaluations", entry.name, foreign(_kept_entry(entry.name), _stamp(first)))
+    again = _run(package)
+    assert not again.reused and _stamp(again) not in (_stamp(first), "planted-by-a-forger")
+    # Evaluated again: the same model but for the stamp (a new run's) and the time.
+    assert replace(again, aggregates=first.aggregates, seconds=first.seconds) == first
 
 
 def test_concurrent_evaluations_keep_one_whole_entry(tmp_path: Path, stamp_bin: Path) -> None:
@@ -267,9 +313,7 @@ def test_a_forged_entry_is_never_replayed(tmp_path: Path, stamp_bin: Path, way: 
     package = _package(tmp_path, CONFIG)
     first = _run(package)
     (entry,) = (cache.cache_dir() / "cmake-evaluations").iterdir()
-    payload = entry.read_bytes()[len(b"shiplint-cache 2\n") + 32 :]
-    planted = payload.replace(_stamp(first).encode(), b"planted-by-a-forger")
-    assert planted != payload
+    planted = marshal.dumps(_stamp_planted(_kept_entry(entry.name), _stamp(first)))
     forge("cmake-evaluations", entry.name, planted, way)
     again = _run(package)
     assert not again.reused and _stamp(again) not in (_stamp(first), "planted-by-a-forger")

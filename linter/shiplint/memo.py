@@ -42,6 +42,9 @@ class Memo(Generic[T]):
     # The answer as plain data (tuples, lists, dicts, str, bytes, numbers) and back.
     encode: Callable[[T], Any] = _same
     decode: Callable[[Any], T] = _same
+    # The largest payload kept: an answer past it (a run's outputs grown huge) is
+    # computed each time rather than filling the cache.
+    largest: int = cache.MAX_ENTRY
 
     def key(self, *inputs: bytes) -> str:
         return cache.key(self.kind.encode(), self.identity(), *inputs)
@@ -64,10 +67,13 @@ class Memo(Generic[T]):
 
     def put(self, answer: T, *inputs: bytes) -> None:
         """Keep `answer` for `inputs`; nothing when marshal cannot keep its data (a date,
-        nesting past marshal's depth): such an answer is computed each time."""
+        nesting past marshal's depth) or it is larger than `largest`: such an answer is
+        computed each time."""
         try:
             payload = marshal.dumps(self.encode(answer))
         except ValueError:
+            return
+        if len(payload) > self.largest:
             return
         cache.write(self.kind, self.key(*inputs), payload)
 

@@ -88,9 +88,9 @@ def _hide_everything(ws: Workspace, root: Path, rng: random.Random) -> None:
 
 def _planted_launcher(ws: Workspace, root: Path, rng: random.Random) -> None:
     planted = ["/bin/sh", "-c", f'touch {ws.canary}/ran-from-the-cache; exec "$@"', "sh"]
-    entry = json.dumps({"setpriv": planted, "unshare": planted, "confinement": "none"})
+    entry = marshal.dumps((planted, planted, "none"))
     for path in _entries(root, "cmake-launch"):
-        _write(root, "cmake-launch", path.name, entry.encode(), rng.choice((*WAYS, "user-key")))
+        _write(root, "cmake-launch", path.name, entry, rng.choice((*WAYS, "user-key")))
 
 
 def _escaping_detection(ws: Workspace, root: Path, rng: random.Random) -> None:

@@ -1,5 +1,5 @@
 """Which CMake a configured binary is: where it lies, and its version, asked once per binary
-(and kept in the user cache for a binary file, see `_kept_key`).
+(and kept in the user cache for a binary file, see `_fingerprint`).
 
 A CMake is named on the command line (`--cmake`), in `[tool.shiplint] cmake`, or
 found on PATH. A name with a directory part is a path, relative to where it was
@@ -9,7 +9,6 @@ the absolute path, because every CMake run starts in a temporary directory.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -18,14 +17,13 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from shiplint import cache
+from shiplint.memo import Memo, constant
 from shiplint.waiting import HALT_GRACE, wait_running
 
 _VERSION = re.compile(r"cmake version (\d+)\.(\d+)(?:\.(\d+))?")
 _TRACEBACK = "Traceback (most recent call last):"
-# The version of a CMake binary (ELF, Mach-O) is kept in the user cache per binary.
-_KIND = "cmake-version"
 _BINARY_MAGIC = (
     b"\x7fELF",
     b"\xcf\xfa\xed\xfe",  # Mach-O 64-bit
@@ -86,11 +84,14 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
         raise CMakeUnusable(path, "is a directory, not a CMake binary")
     if not os.access(path, os.X_OK):
         raise CMakeUnusable(path, "not executable")
-    key = _kept_key(path)
-    kept = cache.read(_KIND, key) if key is not None else None
-    if kept is not None:
-        with contextlib.suppress(ValueError):
-            return CMakeBinary(path, tuple(int(p) for p in kept.decode().split(".")))
+    fingerprint = _fingerprint(path)
+    if fingerprint is None:
+        return CMakeBinary(path, _asked(path, timeout))
+    return CMakeBinary(path, _VERSIONS.through(lambda: _asked(path, timeout), fingerprint))
+
+
+def _asked(path: str, timeout: float) -> tuple[int, ...]:
+    """The version `path --version` prints; CMakeUnusable when it prints none."""
     try:
         done = _version_run(path, timeout)
     except OSError as exc:
@@ -112,14 +113,26 @@ def _identify(path: str, timeout: float) -> CMakeBinary:
             "`cmake --version` printed no CMake version"
             + (f" (it printed: {said})" if said else " (it printed nothing)"),
         )
-    version = tuple(int(g) for g in match.groups() if g is not None)
-    if key is not None:
-        cache.write(_KIND, key, ".".join(str(p) for p in version).encode())
-    return CMakeBinary(path, version)
+    return tuple(int(g) for g in match.groups() if g is not None)
 
 
-def _kept_key(path: str) -> str | None:
-    """The user-cache name of a CMake binary's version: its final target, size, times and
+def _version(data: Any) -> tuple[int, ...]:
+    """A kept version: two or three numbers, else not one this module kept."""
+    version = tuple(data)
+    if not 2 <= len(version) <= 3 or not all(type(p) is int and p >= 0 for p in version):
+        raise ValueError("not a CMake version")
+    return version
+
+
+# The version of a CMake binary (ELF, Mach-O), kept per binary: what `_VERSION` reads
+# out of what it prints decides the answer.
+_VERSIONS: Memo[tuple[int, ...]] = Memo(
+    "cmake-version", constant(_VERSION.pattern.encode()), encode=list, decode=_version
+)
+
+
+def _fingerprint(path: str) -> bytes | None:
+    """What a CMake binary's kept version is keyed by: its final target, size, times and
     inode. None for a script (pip's launcher, a wrapper): what it prints depends on what it
     runs, which its own file does not show, so it is asked every time."""
     try:
@@ -132,7 +145,7 @@ def _kept_key(path: str) -> str | None:
     if magic not in _BINARY_MAGIC:
         return None
     decided_by = [real, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
-    return cache.key(repr(decided_by).encode())
+    return repr(decided_by).encode()
 
 
 def _version_run(path: str, timeout: float) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,7 @@ outside a run's directory, are found out by trial runs (run.py): a dozen process
 and tens of milliseconds before the first evaluation of every shiplint run. Their
 answer is decided by the kernel that is booted, its settings about user
 namespaces, the namespaces and seccomp filter shiplint runs in, the user, and the
-programs run; it is kept in the user cache (`shiplint.cache`) under a key made of
+programs run; it is kept in the user cache (`shiplint.memo`) under a key made of
 exactly those, so any change of them is a new key and new trials. Only the best
 answer the tools allow is kept (every tool worked, and the first confinement
 that could confines); a lesser one is tried again by every run, as it may be a
@@ -26,11 +26,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from shiplint import cache
+from shiplint.memo import Memo, constant
 
-_KIND = "cmake-launch"
-_FORMAT = 2
 # The only answers ever kept (run.py keeps the best its tools allow): an entry can
 # never turn the confinement off.
 _CONFINEMENTS = ("mounts", "landlock")
@@ -61,12 +60,11 @@ class Launch:
     confinement: str
 
 
-def entry_key(tools: dict[str, str | None], program: Path) -> str:
-    """The user-cache name of the trials' answer for these tools (name -> the path PATH
-    gives, None when absent) and this confinement program, on this system now."""
+def entry_key(tools: dict[str, str | None], program: Path) -> bytes:
+    """What the trials' answer is keyed by, for these tools (name -> the path PATH gives,
+    None when absent) and this confinement program, on this system now."""
     decided_by = json.dumps(
         [
-            _FORMAT,
             _read("/proc/sys/kernel/random/boot_id"),
             list(os.uname()),
             os.getuid(),
@@ -79,33 +77,36 @@ def entry_key(tools: dict[str, str | None], program: Path) -> str:
             _fingerprint(str(program)),
         ]
     )
-    return cache.key(decided_by.encode())
+    return decided_by.encode()
 
 
-def load(key: str) -> Launch | None:
+def load(key: bytes) -> Launch | None:
     """The kept answer under `key`, or None."""
-    payload = cache.read(_KIND, key)
-    if payload is None:
-        return None
-    try:
-        entry = json.loads(payload)
-        setpriv, unshare, confinement = entry["setpriv"], entry["unshare"], entry["confinement"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if not (isinstance(setpriv, bool) and isinstance(unshare, bool)):
-        return None  # an older format's argv, or anything else: tried again
+    return _VERDICTS.get(key)
+
+
+def store(key: bytes, launch: Launch) -> None:
+    _VERDICTS.put(launch, key)
+
+
+def _encode(launch: Launch) -> Any:
+    return (launch.setpriv, launch.unshare, launch.confinement)
+
+
+def _decode(data: Any) -> Launch:
+    """Verdicts only: two booleans and a confinement that confines. Anything else (an
+    older format's argv, a planted command) is refused, and the trials run again."""
+    setpriv, unshare, confinement = data
+    if not (type(setpriv) is bool and type(unshare) is bool):
+        raise TypeError("not a verdict")
     if confinement not in _CONFINEMENTS:
-        return None
+        raise ValueError("not a confinement that is ever kept")
     return Launch(setpriv, unshare, confinement)
 
 
-def store(key: str, launch: Launch) -> None:
-    entry = {
-        "setpriv": launch.setpriv,
-        "unshare": launch.unshare,
-        "confinement": launch.confinement,
-    }
-    cache.write(_KIND, key, json.dumps(entry).encode())
+# What decides the answer is all in its key (the system, the tools, confine.py's bytes);
+# the identity names the verdicts' form.
+_VERDICTS: Memo[Launch] = Memo("cmake-launch", constant(b"verdicts 3"), _encode, _decode)
 
 
 def _read(path: str) -> str | None:

@@ -5,7 +5,7 @@ A config evaluation costs a CMake process, and most of it is the config's own wo
 commit, or a second check of the same wheel, would pay it again for the same
 answer. So the run's outputs (the probe's result files, the return code, stdout
 and stderr, the confinement, what a `.cmake.in` source was configured into) are
-kept in the user cache (`shiplint.cache`) and laid out again in a fresh run
+kept in the user cache (`shiplint.memo`) and laid out again in a fresh run
 directory, where everything after `configure()` reads them as from a run.
 
 An entry is found by a digest of everything the run is given: the probe project's
@@ -16,7 +16,8 @@ the run's temporary directory replaced by a placeholder; the CMake binary (path,
 size, modification time, inode, version); the platform arguments, languages and the
 kept compiler detection (its entry and content); PATH, the one variable a run
 inherits; the confinement this system offers; the user id and kernel release;
-shiplint's version and this format.
+shiplint's version and this format. A kept entry is plain data, checked field by
+field before it is used: one of another form is a miss.
 
 What the config reaches outside its tree is recorded from CMake's own trace of the
 config's files (trace.py) on the run that is kept, and checked again before a
@@ -47,8 +48,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from shiplint import cache
 from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval import run as launch
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
@@ -68,9 +69,8 @@ from shiplint.cmake_eval.trace import (
     read_cache_paths,
     trace_arguments,
 )
+from shiplint.memo import Memo, constant
 
-_KIND = "cmake-evaluations"
-_FORMAT = 2
 _PLACEHOLDER = "@shiplint-run-directory@"
 # An entry holds the probe's results, a few kilobytes; one past this is not kept.
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
@@ -211,7 +211,7 @@ def _kept(
     given = _given(described)
     decided = detection()
     if decided is not None:
-        replayed = _replay(_key(given, decided), described, timeout)
+        replayed = _replay(_RUNS_KEPT.get(given, decided.encode()), described, timeout)
         if replayed is not None:
             return replace(replayed, seconds=time.monotonic() - started, reused=True)
     work.mkdir(parents=True, exist_ok=True)
@@ -234,7 +234,7 @@ def _kept(
     if decided is not None:
         entry = _entry(outcome, reached, described)
         if entry is not None:
-            cache.write(_KIND, _key(given, decided), entry)
+            _RUNS_KEPT.put(entry, given, decided.encode())
     return outcome
 
 
@@ -247,7 +247,6 @@ def _given(described: _Run) -> bytes:
     digest.update(
         json.dumps(
             [
-                _FORMAT,
                 os.getuid(),
                 [uname.release, uname.machine],
                 cmake.path,
@@ -361,11 +360,67 @@ def _detection(cmake: CMakeBinary, layout: Layout, languages: tuple[str, ...]) -
     return key + hashlib.sha256(json.dumps(asdict(kept), sort_keys=True).encode()).hexdigest()
 
 
-def _key(given: bytes, detection: str) -> str:
-    return cache.key(given, detection.encode())
+@dataclass(frozen=True)
+class _Kept:
+    """A kept run: its outcome (the run directory's path a placeholder), the files it
+    wrote, and the identities of what it reached, checked again before a replay."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    confinement: Confinement
+    # Each file the run wrote (its path and text, the run directory a placeholder).
+    outputs: dict[str, str]
+    programs: dict[str, object]
+    paths: dict[str, object]
+    searched: dict[str, object]
 
 
-def _entry(outcome: RunOutcome, reached: Reached, described: _Run) -> bytes | None:
+def _encode(kept: _Kept) -> Any:
+    return {
+        "outcome": {
+            "returncode": kept.returncode,
+            "stdout": kept.stdout,
+            "stderr": kept.stderr,
+            "seconds": kept.seconds,
+            "confinement": kept.confinement.value,
+        },
+        "outputs": kept.outputs,
+        "programs": kept.programs,
+        "paths": kept.paths,
+        "searched": kept.searched,
+    }
+
+
+def _decode(entry: Any) -> _Kept:
+    """The kept run, each field of the type it was kept with (else not this code's entry)."""
+    outcome = entry["outcome"]
+    returncode, stdout, stderr = outcome["returncode"], outcome["stdout"], outcome["stderr"]
+    seconds = outcome["seconds"]
+    fields = (entry["outputs"], entry["programs"], entry["paths"], entry["searched"])
+    if not (
+        type(returncode) is int
+        and isinstance(stdout, str)
+        and isinstance(stderr, str)
+        and type(seconds) in (int, float)
+        and all(isinstance(f, dict) and all(isinstance(k, str) for k in f) for f in fields)
+        and all(isinstance(text, str) for text in fields[0].values())
+    ):
+        raise TypeError("not a kept run")
+    return _Kept(returncode, stdout, stderr, seconds, Confinement(outcome["confinement"]), *fields)
+
+
+# Keyed by everything the run is given (`_given`) and the compiler detection it starts
+# from; the identity names the entry's form.
+_RUNS_KEPT: Memo[_Kept] = Memo(
+    "cmake-evaluations", constant(b"format 3"), _encode, _decode, largest=MAX_ENTRY_BYTES
+)
+
+
+def _entry(outcome: RunOutcome, reached: Reached, described: _Run) -> _Kept | None:
+    if outcome.returncode is None:
+        return None  # stopped at the time limit: never kept
     root = described.root
     outputs = {}
     for output in described.outputs:
@@ -383,21 +438,17 @@ def _entry(outcome: RunOutcome, reached: Reached, described: _Run) -> bytes | No
         paths += [
             str(f) for p in found if os.path.isdir(p) for f in sorted(Path(p).glob("*.cmake"))
         ]
-    entry = {
-        "outcome": {
-            "returncode": outcome.returncode,
-            "stdout": _relative(outcome.stdout, root),
-            "stderr": _relative(outcome.stderr, root),
-            "seconds": outcome.seconds,
-            "confinement": outcome.confinement.value,
-        },
-        "outputs": outputs,
-        "programs": _programs(sorted(reached.programs)),
-        "paths": _identities(sorted(set(paths))),
-        "searched": _identities(search_dirs()) if reached.searched else {},
-    }
-    data = json.dumps(entry).encode()
-    return data if len(data) <= MAX_ENTRY_BYTES else None
+    return _Kept(
+        outcome.returncode,
+        _relative(outcome.stdout, root),
+        _relative(outcome.stderr, root),
+        outcome.seconds,
+        outcome.confinement,
+        outputs,
+        _programs(sorted(reached.programs)),
+        _identities(sorted(set(paths))),
+        _identities(search_dirs()) if reached.searched else {},
+    )
 
 
 def _text(path: Path, root: Path) -> str:
@@ -458,30 +509,16 @@ def search_dirs() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _replay(key: str, described: _Run, timeout: float) -> RunOutcome | None:
-    """The kept run under `key` laid out into this run's directory, or None (a miss)."""
-    payload = cache.read(_KIND, key)
-    if payload is None:
-        return None
-    try:
-        entry = json.loads(payload)
-        kept = entry["outcome"]
-        outputs = dict(entry["outputs"])
-        programs, paths, searched = entry["programs"], entry["paths"], entry["searched"]
-        returncode = kept["returncode"]
-        stdout, stderr = str(kept["stdout"]), str(kept["stderr"])
-        confinement = Confinement(kept["confinement"])
-        seconds = float(kept["seconds"])
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
-    if not isinstance(returncode, int) or seconds > timeout:
+def _replay(kept: _Kept | None, described: _Run, timeout: float) -> RunOutcome | None:
+    """The kept run laid out into this run's directory, or None (a miss)."""
+    if kept is None or kept.seconds > timeout:
         return None  # a run that would not finish within this run's limit is run again
-    if programs != _programs(programs) or paths != _identities(paths):
+    if kept.programs != _programs(kept.programs) or kept.paths != _identities(kept.paths):
         return None
-    if searched and searched != _identities(search_dirs()):
+    if kept.searched and kept.searched != _identities(search_dirs()):
         return None
     here = str(described.root)
-    targets = {Path(str(name).replace(_PLACEHOLDER, here)): str(t) for name, t in outputs.items()}
+    targets = {Path(name.replace(_PLACEHOLDER, here)): t for name, t in kept.outputs.items()}
     allowed = [Path(o) for o in described.outputs]
     if not all(any(p == o or p.parent == o for o in allowed) for p in targets):
         return None  # an entry naming a file the run does not write is not this run's
@@ -494,11 +531,11 @@ def _replay(key: str, described: _Run, timeout: float) -> RunOutcome | None:
             path.unlink(missing_ok=True)
         return None
     return RunOutcome(
-        returncode,
-        stdout.replace(_PLACEHOLDER, here),
-        stderr.replace(_PLACEHOLDER, here),
-        seconds,
-        confinement,
+        kept.returncode,
+        kept.stdout.replace(_PLACEHOLDER, here),
+        kept.stderr.replace(_PLACEHOLDER, here),
+        kept.seconds,
+        kept.confinement,
     )
 
 
