@@ -10,21 +10,36 @@ remembered: a document with problems is validated again to report them.
 
 from __future__ import annotations
 
-from shiplint import cache
+from typing import Any
+
+from shiplint.memo import Memo, constant
 from shiplint.resources import schema_path
 
-_KIND = "validated"
-_VALID = b"valid"
+
+def _accepted(data: Any) -> bool:
+    """Only the one answer ever kept; anything else is not this module's entry."""
+    if data is not True:
+        raise ValueError("not an acceptance")
+    return True
 
 
-def _name(content: bytes, schema_file: str) -> str:
-    return cache.key(b"schema-valid", schema_path(schema_file).read_bytes(), content)
+# Keyed by the schema's bytes and the document's; the schema decides the answer.
+_ACCEPTED: Memo[bool] = Memo("validated", constant(b"schema-valid"), decode=_accepted)
+
+
+def _inputs(content: bytes, schema_file: str) -> tuple[bytes, bytes]:
+    return schema_path(schema_file).read_bytes(), content
 
 
 def known_valid(content: bytes, schema_file: str) -> bool:
     """Whether `schema_file` accepted `content` in an earlier run."""
-    return cache.read(_KIND, _name(content, schema_file)) == _VALID
+    return _ACCEPTED.get(*_inputs(content, schema_file)) is True
 
 
 def remember_valid(content: bytes, schema_file: str) -> None:
-    cache.write(_KIND, _name(content, schema_file), _VALID)
+    _ACCEPTED.put(True, *_inputs(content, schema_file))
+
+
+def _name(content: bytes, schema_file: str) -> str:
+    """The cache entry that says `schema_file` accepted `content`."""
+    return _ACCEPTED.key(*_inputs(content, schema_file))

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import marshal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from shiplint import cache
 from shiplint.artifacts.tree import Tree
+from shiplint.include_closure.model import Missing
 from shiplint.manifest.model import Headers
-
-_KIND = "include-closure"
-_FORMAT = 1
+from shiplint.memo import Memo
 
 # One header's unresolved includes, as kept: (line, spelling, angled, missing, conditional,
 # shipped_at), and the manifest's required patterns no header matched.
 Kept = tuple[dict[str, list[tuple[Any, ...]]], tuple[str, ...]]
+_MISSING = frozenset(m.value for m in Missing)
 
 
 def closure_key(
@@ -37,8 +36,8 @@ def closure_key(
     headers: Iterable[str],
     decided_by: tuple[object, ...],
     section: Headers,
-) -> str | None:
-    """The key of this closure, or None when a header has no fingerprint."""
+) -> bytes | None:
+    """What this closure is keyed by, or None when a header has no fingerprint."""
     from shiplint.artifacts.kept_reads import member_fingerprint
 
     digest = hashlib.sha256()
@@ -49,25 +48,43 @@ def closure_key(
         digest.update(member.encode("utf-8", "surrogateescape") + b"\0" + found)
     names = "\0".join(sorted(members)).encode("utf-8", "surrogateescape")
     fields = repr((decided_by, section.exclude, section.required, section.external))
-    return cache.key(_identity(), digest.digest(), hashlib.sha256(names).digest(), fields.encode())
+    # Two digests of fixed length, then the fields: no two inputs join alike.
+    return digest.digest() + hashlib.sha256(names).digest() + fields.encode()
 
 
-def kept_closure(name: str) -> Kept | None:
-    payload = cache.read(_KIND, name)
-    if payload is None:
-        return None
-    try:
-        form, found, required = marshal.loads(payload)
-    except (ValueError, EOFError, TypeError):
-        return None
-    if form != _FORMAT:
-        return None
-    return found, tuple(required)
+def kept_closure(key: bytes) -> Kept | None:
+    return _CLOSURES.get(key)
 
 
-def keep_closure(name: str, kept: Kept) -> None:
+def keep_closure(key: bytes, kept: Kept) -> None:
+    _CLOSURES.put(kept, key)
+
+
+def _encode(kept: Kept) -> Any:
     found, required = kept
-    cache.write(_KIND, name, marshal.dumps((_FORMAT, found, list(required))))
+    return found, list(required)
+
+
+def _decode(data: Any) -> Kept:
+    """The kept closure, each include checked to be of the form it was kept in (an entry
+    of another form is not this code's: a miss)."""
+    found, required = data
+    if not isinstance(found, dict) or not all(isinstance(r, str) for r in required):
+        raise TypeError("not a kept closure")
+    for header, entries in found.items():
+        if not isinstance(header, str) or not isinstance(entries, list):
+            raise TypeError("not a kept closure")
+        for line, spelling, angled, missing, conditional, shipped_at in entries:
+            if not (
+                type(line) is int
+                and isinstance(spelling, str)
+                and type(angled) is bool
+                and missing in _MISSING
+                and type(conditional) is bool
+                and (shipped_at is None or isinstance(shipped_at, str))
+            ):
+                raise TypeError("not a kept include")
+    return found, tuple(required)
 
 
 @functools.cache
@@ -80,3 +97,6 @@ def _identity() -> bytes:
     files = (*sorted(here.glob("*.py")), Path(platforms.__file__ or ""))
     data = (data_dir("schemas") / "system-headers.json",)
     return hashlib.sha256(cache.source_bytes((*files, *data))).digest()
+
+
+_CLOSURES: Memo[Kept] = Memo("include-closure", _identity, _encode, _decode)
