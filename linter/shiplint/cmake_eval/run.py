@@ -48,6 +48,7 @@ from typing import IO
 from shiplint.cmake_eval import compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
+from shiplint.cmake_eval.python_memo import MEMO
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
@@ -460,13 +461,16 @@ def _run_once(
         return RunOutcome(None, "", "", 0.0, mode)
     if mode is Confinement.MOUNTS and not system.unshare:
         raise ValueError("read-only mounts need the user and mount namespace")
+    env = reduced_environment(work, path_first)
+    if path_first:
+        _fresh_memo(work / "home" / MEMO, mode)
     # The directory confine.py must be refused a write in: outside the writable one.
     with tempfile.TemporaryDirectory(prefix="shiplint-fence-", dir=scratch_dir()) as outside:
         launcher = _launcher(writable, mode, Path(outside), system.setpriv, system.unshare)
         with subprocess.Popen(
             [*launcher, *args],
             cwd=work,
-            env=reduced_environment(work, path_first),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -485,6 +489,15 @@ def _run_once(
                 returncode = None
             out, err = stdout.text(), stderr.text()
     return RunOutcome(returncode, out, err, time.monotonic() - start, mode, halted)
+
+
+def _fresh_memo(memo: Path, mode: Confinement) -> None:
+    """An empty memo of the python stand-in's answers (python_memo.py) for a confined
+    run; none for an unconfined one (its config could change the interpreter between
+    two questions)."""
+    shutil.rmtree(memo, ignore_errors=True)
+    if mode is not Confinement.NONE:
+        memo.mkdir()
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

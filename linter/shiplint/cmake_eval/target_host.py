@@ -16,6 +16,10 @@ starts with a directory of stand-ins:
 - `uname` answers `-s`/`-m`/`-p` (alone or together) as the platform's own does,
   for Linux and macOS when that is not the host's own platform (Windows has none).
 
+Within one CMake run, `python3 -c` with a question about the interpreter only (the
+sysconfig one above) is answered again without starting Python: python_memo.py says
+exactly when.
+
 What a stand-in cannot answer for the platform (a Python command line it does not
 take apart, another `uname` question, `uname` for Windows) is answered by the real
 program, and recorded: the evaluation then says so once (SL127, info), because that
@@ -37,6 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.cmake_eval import python_memo
 from shiplint.platforms import Platform, normalise_arch
 
 # Where a stand-in records that the host answered: in the run's HOME (run.py makes it
@@ -191,7 +196,10 @@ def main(args):
         sys.argv = ["-c", *rest[2:]]
         patch()
         code = compile(rest[1], "<string>", "exec")
-        exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+        if MEMO is not None and None not in (sys.stdout, sys.stderr) and MEMO["pure"](rest[1]):
+            remembered(code)
+        else:
+            exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
     elif rest and rest[0] == "-m" and len(rest) >= 2:
         sys.path[0] = os.getcwd()
         sys.argv = [rest[1], *rest[2:]]
@@ -213,8 +221,80 @@ def main(args):
     else:
         unpatched(args)
 
-main(sys.argv[1:])
+def remembered(code):
+    # Run as above, the streams copied as they pass; kept only when it ended as a pure
+    # question must (python_memo.py).
+    out, err = MEMO["Tee"](sys.stdout), MEMO["Tee"](sys.stderr)
+    sys.stdout, sys.stderr = out, err
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    finally:
+        sys.stdout, sys.stderr = out.stream, err.stream
+    try:
+        out.stream.flush()
+        output = "".join(out.written).encode(out.stream.encoding, out.stream.errors)
+    except (OSError, ValueError, LookupError):
+        return
+    env = os.environ
+    if err.written or not MEMO["loaded_from_elsewhere"](
+            os.getcwd(), (env.get("HOME", ""), env.get("TMPDIR", ""))):
+        return
+    import site
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
+    if user_site and os.path.exists(user_site):
+        return
+    MEMO["record"](MEMO_DIR, KEY, output, user_site)
+
+# The stand-in gives a key when the question may be one to remember (`-c` first, stdin
+# /dev/null, the run keeping answers): the memo's code is loaded now, before the
+# current directory is put on sys.path for the config's code.
+KEY = sys.argv[1]
+MEMO_DIR = os.path.join(os.environ.get("HOME", "."), @MEMO@)
+MEMO = None
+if (KEY != "-" and sys.argv[2:3] == ["-c"] and os.path.isdir(MEMO_DIR)):
+    MEMO = {"__name__": "shiplint_python_memo"}
+    exec(compile(@MEMO_SOURCE@, "python_memo.py", "exec"), MEMO)
+    if not (MEMO["quiet_environment"](os.environ) and MEMO["stdin_is_null"]()):
+        MEMO = None
+main(sys.argv[2:])
 """
+
+_MEMO_SOURCE = Path(python_memo.__file__).read_text(encoding="utf-8")
+
+# Asks for a remembered answer (python_memo.py) where one may be kept, with a key of
+# the whole question; then the real interpreter, given the key, answers (and keeps).
+_PYTHON_SH = """#!/bin/sh
+# shiplint: @NAME@ answering for the artifact's platform (see cmake_eval/target_host.py)
+key=-
+memo="$HOME/@MEMO@"
+if [ "$1" = -c ] && [ -d "$memo" ] && [ /dev/stdin -ef /dev/null ]; then
+  key=$( { printf '%s\\0' "$0" "$@"; printf '\\0'; pwd -P; printf '\\0'
+           for f in * .*; do printf '%s\\0' "$f"; done; } |
+         "@SHA256SUM@" - "/proc/$$/environ" "${0%/*}/@NAME@.py" 2>/dev/null |
+         { read -r a _ && read -r b _ && read -r c _ && echo "$a$b$c"; } )
+  if [ ${#key} -ne 192 ]; then
+    key=-
+  elif [ -f "$memo/$key" ]; then
+    . "$memo/$key"
+  fi
+fi
+exec "@REAL@" "${0%/*}/@NAME@.py" "$key" "$@"
+"""
+
+
+def _python_sh(name: str, real: str, path: str) -> str:
+    """The stand-in `name` running `real`: remembering answers where sha256sum is found
+    (by its absolute path, whatever PATH the config sets), else always starting it."""
+    sha256sum = shutil.which("sha256sum", path=path)
+    if sha256sum is None:
+        return f'#!/bin/sh\nexec "{real}" "${{0%/*}}/{name}.py" - "$@"\n'
+    return (
+        _PYTHON_SH.replace("@NAME@", name)
+        .replace("@MEMO@", python_memo.MEMO)
+        .replace("@SHA256SUM@", sha256sum)
+        .replace("@REAL@", real)
+    )
+
 
 _UNAME = """#!/bin/sh
 # shiplint: uname answering for @PLATFORM@ (see cmake_eval/target_host.py)
@@ -241,12 +321,14 @@ def write_stand_ins(directory: Path, target: TargetHost) -> Path:
         script.write_text(
             _PYTHON.replace("@ANSWERS@", repr(answers))
             .replace("@NOTES@", repr(NOTES))
-            .replace("@REAL@", repr(real)),
+            .replace("@REAL@", repr(real))
+            .replace("@MEMO@", repr(python_memo.MEMO))
+            .replace("@MEMO_SOURCE@", repr(_MEMO_SOURCE)),
             encoding="utf-8",
         )
         # The real interpreter runs the script with the config's arguments.
         # (Found beside itself: nothing of the directory's own path is in the stand-ins.)
-        _executable(directory / name, f'#!/bin/sh\nexec "{real}" "${{0%/*}}/{name}.py" "$@"\n')
+        _executable(directory / name, _python_sh(name, real, path))
     real_uname = shutil.which("uname", path=path)
     # On the platform itself the real uname is the platform's own answer.
     if real_uname is not None and not is_host(target):
