@@ -11,8 +11,13 @@ and the peak resident set of the largest process.
     python benchmarks/bench_wheel.py [--runs N] [--release-runs N] [--no-release]
                                      [--baseline DIR]
 
+Each artifact run is timed with the user cache a user's second run finds, with
+`--no-cache` (nothing kept is reused, but the run keeps what it makes), and with an
+empty user cache made for each run (a first run on a machine: cold).
+
 `--baseline DIR` times another checkout's shiplint (DIR holds its `linter/`, e.g. a
-`git worktree add --detach` of an older commit) in the same rounds: before and after.
+`git worktree add --detach` of an older commit) in the same rounds, warm and cold:
+before and after.
 The shiplint timed otherwise is this checkout's (its `linter/` first on PYTHONPATH).
 
 Needs the material of .ci/fetch-material (the ExecuTorch wheels, CMake 3.24.3 and
@@ -58,11 +63,22 @@ class Sample:
 
 
 Command = tuple[list[str], dict[str, str]]
+# In a command's environment: run it with a user cache of its own, empty, made for
+# that one run (what a first run on a machine, or in a fresh CI job, costs).
+COLD = "SHIPLINT_BENCH_COLD"
 
 
 def _measure(command: list[str], env: dict[str, str], ok: tuple[int, ...]) -> Sample:
     """One whole process: wall time, and from wait4 its CPU time (with every child it
     waited for) and the largest resident set among them."""
+    if COLD not in env:
+        return _measure_in(command, env, ok)
+    with tempfile.TemporaryDirectory(prefix="shiplint-bench-cold-") as cold:
+        fresh = {k: v for k, v in env.items() if k != COLD}
+        return _measure_in(command, fresh | {"XDG_CACHE_HOME": cold}, ok)
+
+
+def _measure_in(command: list[str], env: dict[str, str], ok: tuple[int, ...]) -> Sample:
     start = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -100,6 +116,10 @@ def _shiplint(wheels: list[Path], checkout: Path = REPO, *options: str) -> Comma
         # checkout's entries each round, and each would time a cold cache.
         env["XDG_CACHE_HOME"] = str(PYCACHE.with_name(f"shiplint-bench-cache-{checkout.name}"))
     return [*command, *map(str, wheels)], env
+
+
+def _cold(command: Command) -> Command:
+    return command[0], command[1] | {COLD: "1"}
 
 
 def _rounds(commands: dict[str, list[Command]], runs: int) -> dict[str, list[Sample]]:
@@ -162,16 +182,25 @@ def main() -> int:
     # detected, the launch tried): what a first run on a machine costs.
     uncached = "shiplint check --no-cache"
     theirs = "auditwheel show"
-    commands = {ours: [_shiplint([linux])], uncached: [_shiplint([linux], REPO, "--no-cache")]}
+    # An empty user cache, a new one each run: nothing kept by an earlier run at all.
+    cold = "shiplint check, empty user cache"
+    commands = {
+        ours: [_shiplint([linux])],
+        uncached: [_shiplint([linux], REPO, "--no-cache")],
+        cold: [_cold(_shiplint([linux]))],
+    }
     if args.baseline is not None:
         commands[f"baseline {args.baseline.name}"] = [_shiplint([linux], args.baseline)]
+        commands[f"baseline {args.baseline.name}, empty user cache"] = [
+            _cold(_shiplint([linux], args.baseline))
+        ]
     commands[theirs] = [(["auditwheel", "show", str(linux)], dict(os.environ))]
     rows = _rounds(commands, args.runs)
     print(f"{LINUX}, {args.runs} rounds:")
     _report(rows)
     for name in rows:
-        for against in (ours, uncached):
-            if name in (ours, uncached):
+        for against in (ours, uncached, cold):
+            if name in (ours, uncached, cold):
                 continue
             print(
                 f"  {name} / {against}: "
