@@ -66,10 +66,18 @@ class PlannedTree:
         """Every directory the tree holds, `root` ("") and each member's ancestors."""
         out = {""}
         for name in self.files:
-            directory = posixpath.dirname(name)
-            while directory not in out:
-                out.add(directory)
-                directory = posixpath.dirname(directory)
+            if name.startswith("/") or "//" in name or name.endswith("/"):
+                directory = posixpath.dirname(name)
+                while directory not in out:
+                    out.add(directory)
+                    directory = posixpath.dirname(directory)
+                continue
+            # A normal relative name (nearly all, and a wheel has thousands): each
+            # ancestor, nearest first, by string search, as posixpath.dirname gives them.
+            end = name.rfind("/")
+            while end > 0 and name[:end] not in out:
+                out.add(name[:end])
+                end = name.rfind("/", 0, end)
         return sorted(out)
 
     def write(self) -> None:

@@ -44,6 +44,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -299,30 +300,48 @@ def _tree_digest(directory: Path, root: Path, skip: frozenset[Path]) -> bytes:
     return _records_digest(records)
 
 
-@functools.lru_cache(maxsize=4)
+# The CMakes of one evaluation ask for the same tree's digest at once, from their threads:
+# one computes it, the others wait for it (the GIL would run them one after another).
+_PLANNED_LOCK = threading.Lock()
+
+
 def _planned_digest(planned: PlannedTree, root: str) -> bytes:
     """`_tree_digest` of the tree once written, from its plan (each CMake's run asks it)."""
+    with _PLANNED_LOCK:
+        return _planned_digest_once(planned, root)
+
+
+@functools.lru_cache(maxsize=4)
+def _planned_digest_once(planned: PlannedTree, root: str) -> bytes:
+    # A wheel's plan holds thousands of members: each record is the written path with
+    # the run directory made the placeholder, as `_directory_record` and `_file_record`
+    # make it, built by plain string operations.
     base = str(planned.root)
     placeholder = _PLACEHOLDER.encode()
+    root_bytes = root.encode()
     records = [
-        _directory_record(os.path.join(base, directory) if directory else base, root)
+        _directory_record(_joined(base, directory) if directory else base, root)
         for directory in planned.directories()
     ]
     for name, data in planned.files.items():
-        path = _relative(os.path.join(base, name), root)
+        path = _relative(
+            os.path.join(base, name) if name.startswith("/") else f"{base}/{name}", root
+        )
         record = b"f" + path.encode() + b"\0"
         if data:
-            data = data.replace(root.encode(), placeholder)
+            data = data.replace(root_bytes, placeholder)
             record += len(data).to_bytes(8, "little") + data
         records.append((path, record))
     return _records_digest(records)
 
 
+def _joined(base: str, name: str) -> str:
+    """os.path.join(base, name), by concatenation for a relative name (nearly all)."""
+    return os.path.join(base, name) if name.startswith("/") else f"{base}/{name}"
+
+
 def _records_digest(records: list[_Record]) -> bytes:
-    digest = hashlib.sha256()
-    for _, record in sorted(records):
-        digest.update(record)
-    return digest.digest()
+    return hashlib.sha256(b"".join(record for _, record in sorted(records))).digest()
 
 
 def _directory_record(path: str, root: Path | str) -> _Record:
