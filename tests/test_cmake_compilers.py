@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from shiplint.cmake_eval import compilers, run
 from shiplint.cmake_eval.cmake_binary import identify
 from shiplint.cmake_eval.run import RunOutcome, configure
 from shiplint.platforms import Platform
@@ -136,3 +137,63 @@ def test_a_cache_directory_that_cannot_be_written_costs_the_reuse_only(
     again = _configure(tmp_path, "again")
     assert _calls(tmp_path, "again") > 0
     assert f"compiler={toolchain / 'cc'} cxx=" in _said(again)
+
+
+_LANGUAGES = ("C", "CXX")
+
+
+def _detect(
+    tmp_path: Path, name: str, version: str, platform: str, monkeypatch: pytest.MonkeyPatch
+) -> compilers.Detection:
+    """A detection by CMake `version` for `platform`, in a user cache of its own (none is
+    kept for it), sharing what this process offered."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{name}"))
+    work = tmp_path / name
+    work.mkdir()
+    arguments = run.platform_arguments(Platform(platform), _LANGUAGES)
+    fence = (work, run.confinement())
+    detected = run._detection(
+        identify(str(cmake(version))), arguments, _LANGUAGES, work, 120, fence
+    )
+    assert not isinstance(detected, RunOutcome)
+    assert detected[1] is not None
+    return detected[1]
+
+
+def _abi_compiles(tmp_path: Path, name: str) -> int:
+    """How many compiler calls of the run named `name` built CMake's ABI source."""
+    logs = (tmp_path / name / "home").glob("*.log")
+    return sum(log.read_text().count("CMakeCCompilerABI.c") for log in logs) + sum(
+        log.read_text().count("CMakeCXXCompilerABI.cpp") for log in logs
+    )
+
+
+@pytest.mark.parametrize("platform", ["linux", "macos", "windows"])
+@pytest.mark.parametrize(
+    ("version", "shares"),
+    # 4.x's compiler identification sets a variable its ABI step completes (the
+    # architecture): it is never given another detection's answers.
+    [(OLD_CMAKE_VERSION, True), (NEW_CMAKE_VERSION, False)],
+)
+def test_a_detection_after_the_newest_cmakes_is_the_real_one(
+    tmp_path: Path,
+    toolchain: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    version: str,
+    shares: bool,
+    platform: str,
+) -> None:
+    """Everything a probe starts from (the platform files, the cache) is byte for byte
+    what the same CMake's own full detection makes; given the newest CMake's ABI answers,
+    its ABI step compiled nothing."""
+    monkeypatch.setattr(compilers, "_SHARED", {})
+    real = _detect(tmp_path, "real", version, platform, monkeypatch)
+    assert _abi_compiles(tmp_path, "real") > 0
+    monkeypatch.setattr(compilers, "_SHARED", {})
+    _detect(tmp_path, "newest", NEW_CMAKE_VERSION, platform, monkeypatch)
+    after = _detect(tmp_path, "after", version, platform, monkeypatch)
+    assert (_abi_compiles(tmp_path, "after") == 0) is shares
+    assert _calls(tmp_path, "after") > 0  # each CMake identifies the compilers itself
+    for name, text in real.files.items():
+        assert after.files[name].splitlines() == text.splitlines(), name
+    assert after == real

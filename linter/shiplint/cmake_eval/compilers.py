@@ -20,6 +20,18 @@ or not at all, authenticated when read: the kept files are CMake code every prob
 includes, so only an entry this user's shiplint wrote is used). Its names are
 checked again when read and before seeding: the version directory is a version,
 each file one of CMake's platform files, never a path.
+
+Two CMakes of one run share the compiler ABI part of a detection (`shared_abi`):
+about half of a detection is CMakeDetermineCompilerABI's try_compile (a project, make,
+a compile and a link with `-v`, per language), whose answers (pointer size, byte order,
+library architecture, implicit include and link directories and libraries) are facts of
+the compiler that CMake parses from its output. An older CMake detecting the same
+toolchain is given a newer one's answers as the values its own ABI step sets (read from
+its CMakeDetermineCompilerABI.cmake), defined before `project()`: CMake skips that step
+for a language whose ABI_COMPILED is defined, and identifies the compiler, finds its
+tools and computes its features itself. Only a GNU toolchain's answers are shared, the
+one whose shared detection the tests compare with a real one, byte for byte, on both
+CMakes (tests/test_cmake_compilers.py); anything else is detected in full by each CMake.
 """
 
 from __future__ import annotations
@@ -28,12 +40,14 @@ import json
 import os
 import re
 import shutil
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint import cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
+from shiplint.cmake_eval.probe import bracket
 
 _KIND = "cmake-compilers"
 _FORMAT = 1
@@ -50,7 +64,17 @@ _PLATFORM_FILES = re.compile(r"CMake(System|\w+Compiler)\.cmake")
 _VERSION_DIR = re.compile(r"[0-9]+(\.[0-9]+){1,3}(-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*)?")
 _ABSOLUTE = re.compile(r'"(/[^"\n]+)"|=(/[^\n]+)$', re.MULTILINE)
 # Only the platform information: no project, no package, no path of the run.
-_DETECT_PROJECT = "cmake_minimum_required(VERSION 3.21)\nproject(shiplint_probe {languages})\n"
+_DETECT_PROJECT = (
+    "cmake_minimum_required(VERSION 3.21)\n{given}project(shiplint_probe {languages})\n"
+)
+# What a CMake<LANG>Compiler.cmake sets, one quoted value per line (configure_file's output).
+_SET = re.compile(r'^set\((CMAKE_[A-Za-z0-9_]+) "([^"\n]*)"\)$', re.MULTILINE)
+# The variables CMakeDetermineCompilerABI sets for its caller: what a skipped step must be given.
+_ABI_SETS = re.compile(r"set\(CMAKE_\$\{lang\}_([A-Z0-9_]+) [^)\n]*PARENT_SCOPE\)")
+# The variables a module sets for a language (`set(CMAKE_${lang}_X ...)`).
+_LANG_SETS = re.compile(r"set\(CMAKE_\$\{lang\}_([A-Z0-9_]+)[ )]")
+# The compilers whose shared ABI answers the tests compare with a real detection.
+_SHARED_IDS = frozenset({"GNU"})
 
 
 @dataclass(frozen=True)
@@ -132,11 +156,12 @@ def store(key: str, detection: Detection) -> None:
     cache.write(_KIND, key, json.dumps(entry).encode())
 
 
-def detection_project(directory: Path, languages: Sequence[str]) -> Path:
-    """A project that only enables `languages`; returns its source directory."""
+def detection_project(directory: Path, languages: Sequence[str], given: str = "") -> Path:
+    """A project that only enables `languages`, after the variables `given` (shared_abi's);
+    returns its source directory."""
     source = directory / "src"
     source.mkdir(parents=True, exist_ok=True)
-    text = _DETECT_PROJECT.format(languages=" ".join(languages))
+    text = _DETECT_PROJECT.format(given=given, languages=" ".join(languages))
     (source / "CMakeLists.txt").write_text(text, encoding="utf-8")
     return source
 
@@ -218,3 +243,75 @@ def _lookup() -> dict[str, object]:
         hit = shutil.which(name, path=path)
         out[name] = None if hit is None else _fingerprints([hit])[hit]
     return out
+
+
+# Per toolchain (toolchain_key), the newest CMake's detection this process made or loaded.
+_SHARED: dict[str, tuple[tuple[int, ...], Detection]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def toolchain_key(arguments: Sequence[str], languages: Sequence[str]) -> str:
+    """What decides a detection's ABI answers besides the CMake (see entry_key)."""
+    uname = os.uname() if hasattr(os, "uname") else None
+    decided_by = json.dumps(
+        [
+            _FORMAT,
+            list(arguments),
+            list(languages),
+            os.environ.get("PATH", ""),
+            [uname.release, uname.machine] if uname else [],
+        ]
+    )
+    return cache.key(decided_by.encode())
+
+
+def offer(cmake: CMakeBinary, toolchain: str, detection: Detection) -> None:
+    """Make `detection` (this CMake's, kept or just made) the one later CMakes of this
+    toolchain share from, unless a newer CMake's is there already."""
+    with _SHARED_LOCK:
+        held = _SHARED.get(toolchain)
+        if held is None or held[0] < cmake.version:
+            _SHARED[toolchain] = (cmake.version, detection)
+
+
+def shared_abi(cmake: CMakeBinary, toolchain: str, languages: Sequence[str]) -> str:
+    """The `set()` commands that give `cmake` the ABI answers of a newer (or the same)
+    CMake's detection of this toolchain, which skip its own ABI step; "" when there is
+    none, its compilers are not GNU, or it lacks a value this CMake's step would set."""
+    with _SHARED_LOCK:
+        held = _SHARED.get(toolchain)
+    if held is None or held[0] < cmake.version or not languages:
+        return ""
+    names = _abi_variables(cmake)
+    if not names:
+        return ""
+    lines: list[str] = []
+    for lang in languages:
+        values = dict(_SET.findall(held[1].files.get(f"CMake{lang}Compiler.cmake", "")))
+        if values.get(f"CMAKE_{lang}_COMPILER_ID") not in _SHARED_IDS:
+            return ""
+        wanted = [f"CMAKE_{lang}_{name}" for name in names]
+        if any(name not in values for name in wanted):
+            return ""
+        lines.append(f"set(CMAKE_{lang}_ABI_COMPILED TRUE)\n")
+        lines += (f"set({name} {bracket(values[name])})\n" for name in wanted)
+    return "".join(lines)
+
+
+def _abi_variables(cmake: CMakeBinary) -> tuple[str, ...]:
+    """The variables this CMake's ABI step sets (ABI_COMPILED aside), read from its own
+    module; () when the modules are not where a CMake install keeps them, or when its
+    compiler identification sets one of them too (4.x: the architecture, which the ABI
+    step completes): given before project(), that value would be overwritten."""
+    major_minor = ".".join(str(part) for part in cmake.version[:2])
+    modules = Path(os.path.realpath(cmake.path)).parent.parent / "share" / f"cmake-{major_minor}"
+    try:
+        abi = (modules / "Modules" / "CMakeDetermineCompilerABI.cmake").read_text("utf-8")
+        identification = (modules / "Modules" / "CMakeDetermineCompilerId.cmake").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    found = dict.fromkeys(_ABI_SETS.findall(abi))
+    found.pop("ABI_COMPILED", None)
+    if not found or set(found) & set(_LANG_SETS.findall(identification)):
+        return ()
+    return tuple(found)

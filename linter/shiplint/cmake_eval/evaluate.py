@@ -55,7 +55,7 @@ from shiplint.cmake_eval.results import (
     error_location,
     read_results,
 )
-from shiplint.cmake_eval.run import Confinement, RunOutcome
+from shiplint.cmake_eval.run import Confinement, RunOutcome, detect
 from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, is_host
 from shiplint.cmake_eval.target_host import stand_ins as host_stand_ins
 from shiplint.diagnostics import Location
@@ -240,6 +240,8 @@ def _evaluate_all(
             layout, manifest, cmake, path, route_name, timeout, work / f"run{index}"
         )
 
+    if isinstance(layout, Layout):
+        _detect_newest(layout, cmakes, timeout, work / "detect")
     # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
     # own directory; the placeholder tree is only read), results in the given order.
     # Except when the probe generates the config into the tree first (a .cmake.in
@@ -249,6 +251,21 @@ def _evaluate_all(
     workers = 1 if writes_tree else max(1, min(len(cmakes), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, range(len(cmakes)), cmakes))
+
+
+def _detect_newest(layout: Layout, cmakes: Sequence[str], timeout: float, work: Path) -> None:
+    """With several CMakes, the newest detects the compilers first: the others then share
+    its ABI answers (compilers.shared_abi) instead of compiling and linking them again."""
+    found = []
+    for path in cmakes:
+        try:
+            found.append(identify(path))
+        except CMakeUnusable:
+            continue  # said by its evaluation
+    if len({cmake.version for cmake in found}) < 2:
+        return
+    newest = max(found, key=lambda cmake: cmake.version)
+    detect(newest, layout.platform, host_languages(), work, timeout)
 
 
 def _failed(

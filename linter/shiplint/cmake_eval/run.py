@@ -375,13 +375,18 @@ def _detection(
     fence: tuple[Path, Confinement],
 ) -> tuple[float, compilers.Detection | None] | RunOutcome:
     """The kept detection, else one made now (and kept) with the seconds it took; a run
-    that failed leaves None, and the probe then detects (and reports) as CMake does."""
+    that failed leaves None, and the probe then detects (and reports) as CMake does.
+    A newer CMake's detection of the same toolchain in this process gives its ABI
+    answers (compilers.shared_abi)."""
     key = compilers.entry_key(cmake, arguments, languages)
+    toolchain = compilers.toolchain_key(arguments, languages)
     kept = compilers.load(key)
     if kept is not None:
+        compilers.offer(cmake, toolchain, kept)
         return 0.0, kept
     directory = work / "detect"
-    source = compilers.detection_project(directory, languages)
+    given = compilers.shared_abi(cmake, toolchain, languages)
+    source = compilers.detection_project(directory, languages, given)
     build = directory / "build"
     outcome = _run(
         [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
@@ -391,7 +396,20 @@ def _detection(
     made = compilers.harvest(build, work) if outcome.returncode == 0 else None
     if made is not None:
         compilers.store(key, made)
+        compilers.offer(cmake, toolchain, made)
     return outcome.seconds, made
+
+
+def detect(
+    cmake: CMakeBinary, platform: Platform, languages: tuple[str, ...], work: Path, timeout: float
+) -> None:
+    """Make (or load) `cmake`'s detection for `platform` before its evaluations, in `work`:
+    the newest CMake of a run first, so that the others share its ABI answers."""
+    if not languages:
+        return
+    work.mkdir(parents=True, exist_ok=True)
+    arguments = platform_arguments(platform, languages)
+    _detection(cmake, arguments, languages, work, timeout, (work, confinement()))
 
 
 def run_script(
