@@ -202,6 +202,23 @@ starts(after_b)
     assert answers["after_b"] == "2"
 
 
+@pytest.mark.parametrize("version", BOTH)
+def test_the_stand_in_changes_no_variable_python_is_given(tmp_path: Path, version: str) -> None:
+    # A shell changing a variable it imported exports the change: the stand-in's own
+    # variables must never be ones of the environment Python is given.
+    names = ("key", "memo", "a", "f", "q", "_shiplint_a", "_shiplint_k")
+    sets = "\n".join(f"set(ENV{{{name}}} given-{name})" for name in names)
+    printed = ", ".join(f"os.environ.get('{name}')" for name in names)
+    body = f"""
+{sets}
+ask(a "import os; print({printed}, sep='|')")
+ask(b "${{SUFFIX}}")
+"""
+    answers = _evaluate(tmp_path, body, ("a", "b"), version)
+    assert answers["a"] == "|".join(f"given-{name}" for name in names)
+    assert answers["b"] == ".cpython-311-x86_64-linux-gnu.so"
+
+
 @pytest.mark.parametrize(
     "code",
     [

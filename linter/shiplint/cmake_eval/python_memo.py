@@ -36,12 +36,14 @@ answering, that nothing but the question can change its answer:
   at startup).
 
 The stand-in (a sh script) looks for a remembered answer only under the first two
-conditions, by a key that is the SHA-256 of: the name it was run by and every
-argument; the physical working directory and the names of its entries; its whole
-environment exactly as it was given (/proc/<pid>/environ, byte for byte); and the
-bytes of the stand-in's Python script (the platform's answers, the real
-interpreter's path). Whatever it cannot compute (no /proc, no sha256sum) leaves no
-key, and Python runs (and keeps nothing). Without an entry for the key, Python runs
+conditions, by a key made of three SHA-256 digests: of the name it was run by and
+every argument, the physical working directory and the names of its entries; of its
+whole environment exactly as it was given (/proc/<pid>/environ, byte for byte); and
+of the stand-in's Python script (the platform's answers, the real interpreter's
+path). Whatever it cannot compute (no /proc, no sha256sum) leaves no key, and Python
+runs (and keeps nothing). Its own shell variables are `_shiplint_*` names, and when
+the environment it was given holds one of them it does not look at all: a shell
+exports a change to a variable it imported, and Python would be given that. Without an entry for the key, Python runs
 with the key and, if the question proves pure, keeps its answer under it.
 
 An answer is kept in `$HOME/.shiplint-python-memo/<key>`, a sh file the stand-in

@@ -265,20 +265,29 @@ _MEMO_SOURCE = Path(python_memo.__file__).read_text(encoding="utf-8")
 # the whole question; then the real interpreter, given the key, answers (and keeps).
 _PYTHON_SH = """#!/bin/sh
 # shiplint: @NAME@ answering for the artifact's platform (see cmake_eval/target_host.py)
-key=-
-memo="$HOME/@MEMO@"
-if [ "$1" = -c ] && [ -d "$memo" ] && [ /dev/stdin -ef /dev/null ]; then
-  key=$( { printf '%s\\0' "$0" "$@"; printf '\\0'; pwd -P; printf '\\0'
-           for f in * .*; do printf '%s\\0' "$f"; done; } |
-         "@SHA256SUM@" - "/proc/$$/environ" "${0%/*}/@NAME@.py" 2>/dev/null |
-         { read -r a _ && read -r b _ && read -r c _ && echo "$a$b$c"; } )
-  if [ ${#key} -ne 192 ]; then
-    key=-
-  elif [ -f "$memo/$key" ]; then
-    . "$memo/$key"
+# Its variables are none of the environment it was given, or it keeps nothing: a shell
+# exports a change to a variable it imported, and Python would be given that.
+if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}" ] &&
+   [ -z "${_shiplint_a+x}${_shiplint_b+x}${_shiplint_c+x}" ] &&
+   [ -d "$HOME/@MEMO@" ] && [ /dev/stdin -ef /dev/null ]; then
+  # Through files of this process's own, not pipes: one process (sha256sum), no subshell.
+  _shiplint_m="$HOME/@MEMO@"
+  _shiplint_q="$_shiplint_m/question.$$"
+  { printf '%s\\0' "$0" "$@"; printf '\\0'; pwd -P; printf '\\0'
+    for _shiplint_f in * .*; do printf '%s\\0' "$_shiplint_f"; done; } > "$_shiplint_q" &&
+  "@SHA256SUM@" "$_shiplint_q" "/proc/$$/environ" "${0%/*}/@NAME@.py" \\
+    > "$_shiplint_q.sum" 2>/dev/null &&
+  { read -r _shiplint_a _shiplint_f && read -r _shiplint_b _shiplint_f &&
+    read -r _shiplint_c _shiplint_f; } < "$_shiplint_q.sum" &&
+  _shiplint_a="$_shiplint_a$_shiplint_b$_shiplint_c"
+  if [ ${#_shiplint_a} -eq 192 ]; then
+    if [ -f "$_shiplint_m/$_shiplint_a" ]; then
+      . "$_shiplint_m/$_shiplint_a"
+    fi
+    exec "@REAL@" "${0%/*}/@NAME@.py" "$_shiplint_a" "$@"
   fi
 fi
-exec "@REAL@" "${0%/*}/@NAME@.py" "$key" "$@"
+exec "@REAL@" "${0%/*}/@NAME@.py" - "$@"
 """
 
 
