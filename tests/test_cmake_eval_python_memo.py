@@ -20,8 +20,8 @@ from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import list_artifact
 from shiplint.cmake_eval import evaluate_artifact, target_host
 from shiplint.cmake_eval.model import ConfigEvaluation
-from shiplint.cmake_eval.python_memo import pure
-from shiplint.cmake_eval.run import Confinement, confinement
+from shiplint.cmake_eval.python_memo import MEMO, pure
+from shiplint.cmake_eval.run import Confinement, _fresh_memo, confinement
 from shiplint.manifest.model import Aggregate, Carries, LibraryKind, Manifest
 
 from tests.builders import library, manifest
@@ -217,6 +217,38 @@ ask(b "${{SUFFIX}}")
     answers = _evaluate(tmp_path, body, ("a", "b"), version)
     assert answers["a"] == "|".join(f"given-{name}" for name in names)
     assert answers["b"] == ".cpython-311-x86_64-linux-gnu.so"
+
+
+def test_the_memo_is_made_empty_for_each_confined_run(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / MEMO).mkdir(parents=True)
+    (home / MEMO / "an-earlier-answer").write_text("")
+    _fresh_memo(home, Confinement.MOUNTS)
+    assert list((home / MEMO).iterdir()) == []
+    _fresh_memo(home, Confinement.NONE)
+    assert not (home / MEMO).exists()
+
+
+@pytest.mark.parametrize("linked", ["home", "memo"])
+def test_the_memo_follows_no_link_an_earlier_config_left(tmp_path: Path, linked: str) -> None:
+    # Made by shiplint itself, outside any confinement: a link in the run's directory
+    # (a config writes there) must not lead it to remove or make anything elsewhere.
+    outside = tmp_path / "outside"
+    (outside / MEMO).mkdir(parents=True)
+    (outside / MEMO / "kept").write_text("mine")
+    run = tmp_path / "run"
+    run.mkdir()
+    home = run / "home"
+    if linked == "home":
+        home.symlink_to(outside)
+    else:
+        home.mkdir()
+        (home / MEMO).symlink_to(outside / MEMO)
+    _fresh_memo(home, Confinement.MOUNTS)
+    assert (outside / MEMO / "kept").read_text() == "mine"
+    assert sorted(p.name for p in outside.rglob("*")) == [MEMO, "kept"]
+    if linked == "memo":
+        assert (home / MEMO).is_dir() and not (home / MEMO).is_symlink()
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ import os
 import platform as host
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -492,7 +493,7 @@ def _run_once(
         raise ValueError("read-only mounts need the user and mount namespace")
     env = reduced_environment(work, path_first)
     if path_first:
-        _fresh_memo(work / "home" / MEMO, mode)
+        _fresh_memo(work / "home", mode)
     # The directory confine.py must be refused a write in: outside the writable one.
     with tempfile.TemporaryDirectory(prefix="shiplint-fence-", dir=scratch_dir()) as outside:
         launcher = _launcher(writable, mode, Path(outside), system.setpriv, system.unshare)
@@ -520,13 +521,26 @@ def _run_once(
     return RunOutcome(returncode, out, err, time.monotonic() - start, mode, halted)
 
 
-def _fresh_memo(memo: Path, mode: Confinement) -> None:
-    """An empty memo of the python stand-in's answers (python_memo.py) for a confined
-    run; none for an unconfined one (its config could change the interpreter between
-    two questions)."""
-    shutil.rmtree(memo, ignore_errors=True)
+def _fresh_memo(home: Path, mode: Confinement) -> None:
+    """An empty memo of the python stand-in's answers (python_memo.py) in `home`, for a
+    confined run; none for an unconfined one (its config could change the interpreter
+    between two questions). An earlier run's config may have left `home` or the memo a
+    symbolic link: this process is not confined, so it follows none (no memo then)."""
+    memo = home / MEMO
+    try:
+        if not stat.S_ISDIR(os.lstat(home).st_mode):
+            return
+        if stat.S_ISDIR(os.lstat(memo).st_mode):
+            shutil.rmtree(memo)  # follows no link inside it either
+        else:
+            memo.unlink()  # a link or a file: removed, what it names untouched
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return  # left unremovable: no memo this run
     if mode is not Confinement.NONE:
-        memo.mkdir()
+        with contextlib.suppress(OSError):
+            memo.mkdir()
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
