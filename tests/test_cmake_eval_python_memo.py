@@ -36,6 +36,8 @@ function(ask name code)
     OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
   string(STRIP "${out}" out)
   set(_${name} "${out}" PARENT_SCOPE)
+  string(FIND "${err}" "SyntaxWarning" warned)
+  set(_${name}_warned ${warned} PARENT_SCOPE)
 endfunction()
 function(starts name)
   set(count 0)
@@ -185,6 +187,21 @@ starts(after_d)
     assert answers["c"] == answers["d"] == ""
     # Loaded from the working directory: never remembered.
     assert answers["after_d"] == "4"
+
+
+@pytest.mark.usefixtures("counted_python")
+@pytest.mark.parametrize("version", BOTH)
+def test_a_question_python_warns_about_is_asked_each_time(tmp_path: Path, version: str) -> None:
+    # The compiler warns on stderr at every start: a kept answer would print nothing there.
+    body = """
+ask(a "import sys; print(sys.platform is 'linux')")
+ask(b "import sys; print(sys.platform is 'linux')")
+starts(after_b)
+"""
+    answers = _evaluate(tmp_path, body, ("a", "b", "a_warned", "b_warned", "after_b"), version)
+    assert answers["a"] == answers["b"] in ("True", "False")
+    assert answers["a_warned"] != "-1" and answers["b_warned"] != "-1"
+    assert answers["after_b"] == "2"
 
 
 @pytest.mark.usefixtures("counted_python")

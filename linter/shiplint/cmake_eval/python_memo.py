@@ -20,7 +20,8 @@ answering, that nothing but the question can change its answer:
   file, starts a process or reaches another module (no `_` attribute, no module or
   function held as a value, no str.format, whose fields read any attribute; nothing
   whose printed form holds an address, which differs from start to start);
-- it ended normally (exit status 0), wrote nothing on stderr (a warning would), and
+- it ended normally (exit status 0), wrote nothing on stderr (a warning would, the
+  compiler's included), and
   all it printed passed through the stand-in's copy of stdout;
 - the environment holds no PYTHON* variable that changes what starts (PYTHONPATH,
   PYTHONSTARTUP, PYTHONINSPECT, PYTHONWARNINGS...); only PYTHONDONTWRITEBYTECODE,
@@ -68,6 +69,7 @@ import ast
 import os
 import stat
 import sys
+import warnings
 from typing import TextIO
 
 MEMO = ".shiplint-python-memo"
@@ -139,7 +141,11 @@ def pure(code: str) -> bool:
     whose printed form holds an address (a function not called) is refused too: the
     same question would print another one."""
     try:
-        tree = ast.parse(code)
+        # Quietly: a warning of the parser's is the compiler's to print, once, as Python
+        # does, and it makes the question one not to keep (stderr is not empty).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return False
     scope = _Scope()

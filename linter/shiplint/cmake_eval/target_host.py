@@ -195,10 +195,10 @@ def main(args):
         sys.path[0] = ""
         sys.argv = ["-c", *rest[2:]]
         patch()
-        code = compile(rest[1], "<string>", "exec")
         if MEMO is not None and None not in (sys.stdout, sys.stderr) and MEMO["pure"](rest[1]):
-            remembered(code)
+            remembered(rest[1])
         else:
+            code = compile(rest[1], "<string>", "exec")
             exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
     elif rest and rest[0] == "-m" and len(rest) >= 2:
         sys.path[0] = os.getcwd()
@@ -221,12 +221,13 @@ def main(args):
     else:
         unpatched(args)
 
-def remembered(code):
-    # Run as above, the streams copied as they pass; kept only when it ended as a pure
-    # question must (python_memo.py).
+def remembered(source):
+    # Run as above, the streams copied as they pass (a warning of the compiler's too);
+    # kept only when it ended as a pure question must (python_memo.py).
     out, err = MEMO["Tee"](sys.stdout), MEMO["Tee"](sys.stderr)
     sys.stdout, sys.stderr = out, err
     try:
+        code = compile(source, "<string>", "exec")
         exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream
