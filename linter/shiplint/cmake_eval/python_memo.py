@@ -38,9 +38,11 @@ answering, that nothing but the question can change its answer:
 
 The stand-in (a sh script) looks for a remembered answer only under the first two
 conditions, by a key made of three SHA-256 digests: of the name it was run by and
-every argument, the physical working directory and the names of its entries; of its
-whole environment exactly as it was given (/proc/<pid>/environ, byte for byte); and
-of the stand-in's Python script (the platform's answers, the real interpreter's
+every argument, the physical working directory and the names of its entries; of the
+whole environment Python is given, byte for byte (sha256sum reads its own
+/proc/self/environ: the shell gives it and Python the same variables, and /proc/self
+is the reader's own whatever PID namespace /proc shows); and of the stand-in's
+Python script (the platform's answers, the real interpreter's
 path). Whatever it cannot compute (no /proc, no sha256sum) leaves no key, and Python
 runs (and keeps nothing). Its own shell variables are `_shiplint_*` names, and when
 the environment it was given holds one of them it does not look at all: a shell

@@ -276,7 +276,7 @@ if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}" ] &&
   _shiplint_q="$_shiplint_m/question.$$"
   { printf '%s\\0' "$0" "$@"; printf '\\0'; pwd -P; printf '\\0'
     for _shiplint_f in * .*; do printf '%s\\0' "$_shiplint_f"; done; } > "$_shiplint_q" &&
-  "@SHA256SUM@" "$_shiplint_q" "/proc/$$/environ" "${0%/*}/@NAME@.py" \\
+  "@SHA256SUM@" "$_shiplint_q" /proc/self/environ "${0%/*}/@NAME@.py" \\
     > "$_shiplint_q.sum" 2>/dev/null &&
   { read -r _shiplint_a _shiplint_f && read -r _shiplint_b _shiplint_f &&
     read -r _shiplint_c _shiplint_f; } < "$_shiplint_q.sum" &&
