@@ -19,10 +19,10 @@ from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.header_probe.model import HeaderSweep
-from shiplint.header_probe.probe import HeaderOptions, probe_headers
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import HeaderOwner, Headers, Manifest
+from shiplint.probes.header.model import HeaderSweep
+from shiplint.probes.header.probe import HeaderOptions, probe_headers
 from shiplint.registry import RULES
 
 from tests.link_probe_support import (

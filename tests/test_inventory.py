@@ -15,11 +15,11 @@ import pytest
 from shiplint.artifacts.model import ArtifactKind, Inventory
 from shiplint.cli import main
 from shiplint.cmake_eval.model import ConfigEvaluation
-from shiplint.link_probe.model import NotProbed, NotProbedReason
 from shiplint.manifest.load import load_manifest
 from shiplint.operators.model import OperatorRegistrations
 from shiplint.pipeline import collect_models
 from shiplint.platforms import Platform
+from shiplint.probes.link.model import NotProbed, NotProbedReason
 from shiplint.registry import RULES
 from shiplint.request import QUIET, RunRequest
 

@@ -19,9 +19,9 @@ from shiplint.artifacts.inventory import read_inventory
 from shiplint.cli import main
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.link_probe.model import ConsumerBuild, ConsumerKind, RunSite
-from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 from shiplint.manifest.model import Manifest
+from shiplint.probes.link.model import ConsumerBuild, ConsumerKind, RunSite
+from shiplint.probes.link.probe import ProbeOptions, probe_artifact
 from shiplint.registry import RULES
 
 from tests.link_probe_support import (

@@ -20,10 +20,10 @@ from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.diagnostics import Diagnostic
 from shiplint.engine import Selection, lint
-from shiplint.link_probe.model import ConsumerBuild
-from shiplint.link_probe.probe import ProbeOptions, probe_artifact
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
+from shiplint.probes.link.model import ConsumerBuild
+from shiplint.probes.link.probe import ProbeOptions, probe_artifact
 from shiplint.registry import RULES
 
 from tests.link_probe_support import render, strip_retention

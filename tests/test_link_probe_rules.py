@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from shiplint.diagnostics import Location
 from shiplint.engine import Selection, lint
-from shiplint.link_probe.model import (
+from shiplint.probes.link.model import (
     Consumer,
     ConsumerBuild,
     ConsumerKind,

@@ -27,10 +27,10 @@ from shiplint.selection import Selection
 if TYPE_CHECKING:
     from shiplint.artifacts.model import Inventory
     from shiplint.cmake_eval.model import ConfigModel, VersionModel
-    from shiplint.header_probe.model import HeaderModel
     from shiplint.include_closure.model import IncludeModel
-    from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
+    from shiplint.probes.header.model import HeaderModel
+    from shiplint.probes.link.model import ProbeModel
     from shiplint.sources.model import SourceModel
 
 
@@ -126,13 +126,13 @@ OPERATORS = Area(
 )
 LINK_PROBE = Area(
     "link probe",
-    "shiplint.link_probe.model",
+    "shiplint.probes.link.model",
     "ProbeModel",
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.CONSUMER_BUILDS}),
 )
 HEADER_PROBE = Area(
     "header probe",
-    "shiplint.header_probe.model",
+    "shiplint.probes.header.model",
     "HeaderModel",
     frozenset({Input.LISTING, Input.BINARIES, Input.CMAKE, Input.HEADER_BUILDS}),
 )

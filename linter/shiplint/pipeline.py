@@ -40,10 +40,10 @@ if TYPE_CHECKING:
     from shiplint.artifacts.tree import Tree
     from shiplint.artifacts.worker import BinaryReader
     from shiplint.cmake_eval.model import ConfigModel, VersionModel
-    from shiplint.header_probe.model import HeaderModel
     from shiplint.include_closure.model import IncludeModel
-    from shiplint.link_probe.model import ProbeModel
     from shiplint.operators.model import OperatorRegistrations
+    from shiplint.probes.header.model import HeaderModel
+    from shiplint.probes.link.model import ProbeModel
     from shiplint.sources.model import CMakeProject, SourceModel
 
 
@@ -356,7 +356,7 @@ def _link_probe_models(
     tree: Tree, inventory: Inventory, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[ProbeModel]:
     """Consumers built against the artifact's package (host platform only)."""
-    from shiplint.link_probe.probe import ProbeOptions, probe_artifact
+    from shiplint.probes.link.probe import ProbeOptions, probe_artifact
 
     options = ProbeOptions(
         cmake=request.cmake, timeout=request.build_timeout, progress=progress.step
@@ -368,7 +368,7 @@ def _header_probe_models(
     tree: Tree, inventory: Inventory, request: RunRequest, manifest: Manifest, progress: Progress
 ) -> list[HeaderModel]:
     """Every public header of the artifact's package compiled alone (host platform only)."""
-    from shiplint.header_probe.probe import HeaderOptions, probe_headers
+    from shiplint.probes.header.probe import HeaderOptions, probe_headers
 
     progress.step(f"compiling the headers of {tree.label} one by one")
     options = HeaderOptions(

@@ -7,15 +7,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from shiplint.diagnostics import Finding, Location, Subject
-from shiplint.header_probe.model import (
+from shiplint.manifest.model import Manifest
+from shiplint.plural import counted
+from shiplint.probes.header.model import (
     HeaderFailure,
     HeaderProbeFailed,
     HeadersNotProbed,
     HeaderSweep,
     NotRunReason,
 )
-from shiplint.manifest.model import Manifest
-from shiplint.plural import counted
 from shiplint.rule import Rule
 
 

@@ -1,7 +1,7 @@
 """Rules of the link probe (SL5xx): what real consumer builds kept on their link line.
 
 Each rule compares one consumer's NEEDED (already resolved to manifest libraries
-by `shiplint.link_probe`) with the manifest. A library that registers nothing
+by `shiplint.probes.link`) with the manifest. A library that registers nothing
 statically may legitimately be dropped by `--as-needed` when the consumer uses
 none of its symbols, so absence is only a defect for registration-only libraries;
 presence of a library the consumer did not ask for is always a fact.
@@ -14,7 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from shiplint.diagnostics import Finding, Subject
-from shiplint.link_probe.model import (
+from shiplint.manifest.model import Aggregate, Library, Manifest
+from shiplint.plural import counted
+from shiplint.probes.link.model import (
     ConsumerBuild,
     ConsumerKind,
     NotProbed,
@@ -23,8 +25,6 @@ from shiplint.link_probe.model import (
     ProbeUnavailable,
     RunSite,
 )
-from shiplint.manifest.model import Aggregate, Library, Manifest
-from shiplint.plural import counted
 from shiplint.rule import Rule
 
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.link_probe.model import ConsumerRun, RunSite
-from shiplint.link_probe.runner import stop_group, tail
+from shiplint.probes.link.model import ConsumerRun, RunSite
+from shiplint.probes.runner import stop_group, tail
 
 # Lines of a failed run's stderr kept for the message: the loader says it in one.
 RUN_TAIL_LINES = 6

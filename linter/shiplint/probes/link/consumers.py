@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.link_probe.model import Consumer, ConsumerKind
 from shiplint.manifest.model import CMakeRoute, Manifest, RegistryListing
+from shiplint.probes.link.model import Consumer, ConsumerKind
 
 MAIN_CPP = "int main() { return 0; }\n"
 # Files the discovery project writes into its build directory.

@@ -21,12 +21,14 @@ from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
-from shiplint.link_probe import consumers as cons
-from shiplint.link_probe.dynamic import read_dynamic
-from shiplint.link_probe.execute import Deployment, run_consumer
-from shiplint.link_probe.host import Toolchain, find_toolchain, host_platform, same_platform
-from shiplint.link_probe.layout import Layout, LayoutError, lay_out
-from shiplint.link_probe.model import (
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
+from shiplint.probes.host import Toolchain, find_toolchain, host_platform, same_platform
+from shiplint.probes.layout import Layout, LayoutError, lay_out
+from shiplint.probes.link import consumers as cons
+from shiplint.probes.link.dynamic import read_dynamic
+from shiplint.probes.link.execute import Deployment, run_consumer
+from shiplint.probes.link.model import (
     Consumer,
     ConsumerBuild,
     ConsumerKind,
@@ -40,9 +42,7 @@ from shiplint.link_probe.model import (
     RunSite,
     ToolFailure,
 )
-from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
-from shiplint.manifest.model import Manifest
-from shiplint.platforms import Platform
+from shiplint.probes.runner import ToolRun, reduced_env, run_tool, tail
 
 # The host linker's switch that drops a library nothing references, as Debian and
 # Ubuntu toolchains do by default; the probe links with it so a dropped library is dropped.

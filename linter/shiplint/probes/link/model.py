@@ -1,6 +1,6 @@
 """What the link probe observed: the models the SL5xx rules read.
 
-Produced by `shiplint.link_probe.probe`. Every fact is about one artifact, one
+Produced by `shiplint.probes.link.probe`. Every fact is about one artifact, one
 CMake and one consumer; library names are already resolved to manifest
 libraries, so a rule only compares these facts with the manifest.
 """

@@ -27,9 +27,12 @@ from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.diagnostics import Location
-from shiplint.header_probe import project
-from shiplint.header_probe.compiler_output import first_error, unresolved_by_unit
-from shiplint.header_probe.model import (
+from shiplint.manifest.model import Manifest
+from shiplint.platforms import Platform
+from shiplint.plural import counted
+from shiplint.probes.header import project
+from shiplint.probes.header.compiler_output import first_error, unresolved_by_unit
+from shiplint.probes.header.model import (
     CompileError,
     HeaderContext,
     HeaderFailure,
@@ -39,12 +42,9 @@ from shiplint.header_probe.model import (
     HeaderSweep,
     NotRunReason,
 )
-from shiplint.link_probe.host import Toolchain, find_toolchain, host_platform, same_platform
-from shiplint.link_probe.layout import Layout, LayoutError, lay_out
-from shiplint.link_probe.runner import ToolRun, reduced_env, run_tool, tail
-from shiplint.manifest.model import Manifest
-from shiplint.platforms import Platform
-from shiplint.plural import counted
+from shiplint.probes.host import Toolchain, find_toolchain, host_platform, same_platform
+from shiplint.probes.layout import Layout, LayoutError, lay_out
+from shiplint.probes.runner import ToolRun, reduced_env, run_tool, tail
 
 # What a header is called; `.inl`, `.tcc`, `.ipp` and `.inc` are fragments another header
 # includes at a chosen point, never meant to stand alone.

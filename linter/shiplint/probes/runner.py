@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from shiplint.link_probe.model import ProbeStep, ToolFailure
+from shiplint.probes.link.model import ProbeStep, ToolFailure
 
 # Lines of a tool's output a failure keeps: enough for CMake's error block.
 TAIL_LINES = 25
