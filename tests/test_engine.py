@@ -150,6 +150,9 @@ _RULE_IMPORTS = {
     "shiplint.artifacts.tag_promises",
     # Member paths joined inside an artifact without leaving it: a pure function.
     "shiplint.artifacts.paths",
+    # The one shape of a probe's findings about itself (not run, part not applied): pure
+    # functions of the probes' shared model, which both probes' rules are built with.
+    "shiplint.probes.status",
     "shiplint.diagnostics",
     "shiplint.engine_models",
     "shiplint.manifest.model",

@@ -16,6 +16,7 @@ from shiplint.probes.header.model import (
     HeaderSweep,
     NotRunReason,
 )
+from shiplint.probes.status import could_not_run, did_not_apply
 from shiplint.rule import Rule
 
 
@@ -71,26 +72,6 @@ def header_not_self_contained(manifest: Manifest, sweep: HeaderSweep) -> Iterato
         )
 
 
-def header_probe_failed(manifest: Manifest, model: HeaderProbeFailed) -> Iterator[Finding]:
-    """SL508: the header probe was asked for and could not run."""
-    yield Finding(
-        message=f"header probe not run on {model.artifact}: {model.reason}",
-        location=model.location,
-        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
-        hint="Install a C++ compiler and the configured CMake, or run without --header-probe.",
-    )
-
-
-def headers_not_probed(manifest: Manifest, model: HeadersNotProbed) -> Iterator[Finding]:
-    """SL509: the header probe does not apply here, said rather than skipped."""
-    yield Finding(
-        message=f"headers not probed ({model.reason.value}): {model.detail}",
-        location=model.location,
-        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
-        hint=_HINTS[model.reason],
-    )
-
-
 _HINTS = {
     NotRunReason.OTHER_PLATFORM: "Run the header probe on a host of the artifact's platform.",
     NotRunReason.NO_TARGETS: (
@@ -102,6 +83,6 @@ _HINTS = {
 
 RULES: tuple[Rule[Any], ...] = (
     Rule("SL507", HeaderSweep, header_not_self_contained),
-    Rule("SL508", HeaderProbeFailed, header_probe_failed),
-    Rule("SL509", HeadersNotProbed, headers_not_probed),
+    Rule("SL508", HeaderProbeFailed, could_not_run("header probe", "--header-probe")),
+    Rule("SL509", HeadersNotProbed, did_not_apply("headers not probed", _HINTS)),
 )

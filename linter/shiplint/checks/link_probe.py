@@ -25,6 +25,7 @@ from shiplint.probes.link.model import (
     ProbeUnavailable,
     RunSite,
 )
+from shiplint.probes.status import could_not_run, did_not_apply
 from shiplint.rule import Rule
 
 
@@ -313,26 +314,6 @@ def _consumer_subject(build: ConsumerBuild) -> Subject:
     )
 
 
-def probe_unavailable(manifest: Manifest, model: ProbeUnavailable) -> Iterator[Finding]:
-    """SL505: the probe could not run at all for this artifact (or this CMake)."""
-    yield Finding(
-        message=f"link probe not run on {model.artifact}: {model.reason}",
-        location=model.location,
-        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
-        hint="Install a C++ compiler and the configured CMake, or run without --link-probe.",
-    )
-
-
-def not_probed(manifest: Manifest, model: NotProbed) -> Iterator[Finding]:
-    """SL506: part of the probe does not apply, said rather than skipped."""
-    yield Finding(
-        message=f"not probed ({model.reason.value}): {model.detail}",
-        location=model.location,
-        subject=Subject(artifact=model.artifact, cmake_version=model.cmake_version),
-        hint=_NOT_PROBED_HINTS[model.reason],
-    )
-
-
 _NOT_PROBED_HINTS = {
     NotProbedReason.OTHER_PLATFORM: "Run the link probe on a host of the artifact's platform.",
     NotProbedReason.NOTHING_TO_LINK: (
@@ -354,9 +335,9 @@ RULES: tuple[Rule[Any], ...] = (
     Rule("SL502", ConsumerBuild, aggregate_carries_excluded),
     Rule("SL503", ConsumerBuild, aggregate_drops_component),
     Rule("SL504", ConsumerBuild, consumer_build_failed),
-    Rule("SL505", ProbeUnavailable, probe_unavailable),
+    Rule("SL505", ProbeUnavailable, could_not_run("link probe", "--link-probe")),
     Rule("SL510", ConsumerBuild, consumer_does_not_run),
     Rule("SL511", ConsumerBuild, consumer_not_relocatable),
     Rule("SL512", ConsumerBuild, registrations_differ),
-    Rule("SL506", NotProbed, not_probed),
+    Rule("SL506", NotProbed, did_not_apply("not probed", _NOT_PROBED_HINTS)),
 )

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint.artifacts.configs import installed_configs
-from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
@@ -60,6 +59,7 @@ from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, is_
 from shiplint.cmake_eval.target_host import stand_ins as host_stand_ins
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
+from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
 from shiplint.waiting import HALT_GRACE
@@ -159,11 +159,7 @@ def _evaluate_package(
     if member is None:
         searched = manifest.cmake.installed_config_dirs
         return [MissingConfig(listing.label, platform, searched, tree.location())]
-    libraries = (
-        listing.libraries
-        if listing.platform is not None
-        else place_with_copies(tree, manifest, platform, listing.members)
-    )
+    libraries = placed_libraries(tree, listing, manifest, platform)
     with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")

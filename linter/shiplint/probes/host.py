@@ -1,4 +1,4 @@
-"""The machine the probe links on: its platform, C++ compiler and build tool."""
+"""The machine a probe builds on: its platform, C++ compiler and build tool."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from shiplint.platforms import Platform, normalise_arch
 
-# Tried in order; the first on PATH links the consumers.
+# Tried in order; the first on PATH builds the consumers.
 COMPILERS = ("c++", "g++", "clang++")
 
 

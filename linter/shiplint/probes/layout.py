@@ -1,6 +1,6 @@
-"""Lay out the part of an artifact a consumer links against, in a temporary directory.
+"""Lay out the part of an artifact a consumer builds against, in a temporary directory.
 
-Extracted afresh on every run (never cached), so the probe always links the
+Extracted afresh on every run (never cached), so a probe always builds against the
 libraries this artifact really carries: the installed config, every file next
 to a library the manifest places on this platform, and the directories the
 config requires (extracted too: a config may test for a file inside them).

@@ -1,4 +1,4 @@
-"""Run a build tool for the probe: bounded in time, in a reduced environment.
+"""Run a build tool for a probe: bounded in time, in a reduced environment.
 
 The environment keeps only what finding the tools needs (PATH), with HOME and
 TMPDIR inside the probe's temp dir, so a user's CMAKE_TOOLCHAIN_FILE,
@@ -15,8 +15,6 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from shiplint.probes.link.model import ProbeStep, ToolFailure
 
 # Lines of a tool's output a failure keeps: enough for CMake's error block.
 TAIL_LINES = 25
@@ -35,9 +33,10 @@ class ToolRun:
     def ok(self) -> bool:
         return self.error is None and self.returncode == 0
 
-    def failure(self, step: ProbeStep) -> ToolFailure:
-        reason = self.error or f"exited with status {self.returncode}"
-        return ToolFailure(step, self.returncode, reason, tail(self.output))
+    @property
+    def why(self) -> str:
+        """Why it did not complete: the error, else its exit status."""
+        return self.error or f"exited with status {self.returncode}"
 
 
 def reduced_env(work: Path) -> dict[str, str]:

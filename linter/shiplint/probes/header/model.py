@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
+from shiplint.probes.model import NotRun, Unavailable
 
 
 @dataclass(frozen=True)
@@ -73,24 +74,14 @@ class NotRunReason(enum.Enum):
 
 
 @dataclass(frozen=True)
-class HeadersNotProbed:
-    """The probe does not apply here: said rather than skipped."""
-
-    artifact: str
-    reason: NotRunReason
-    detail: str
-    location: Location
-    cmake_version: str | None = None
+class HeadersNotProbed(NotRun[NotRunReason]):
+    """The header probe does not apply here: said rather than skipped."""
 
 
 @dataclass(frozen=True)
-class HeaderProbeFailed:
-    """The probe was asked for and could not run: no compiler, no CMake, a failed configure."""
-
-    artifact: str
-    reason: str
-    location: Location
-    cmake_version: str | None = None
+class HeaderProbeFailed(Unavailable):
+    """The header probe was asked for and could not run: no compiler, no CMake, a failed
+    configure."""
 
 
 # What the header probe builds: the models its rules read.

@@ -22,12 +22,12 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from shiplint.artifacts.archive import ArtifactError
-from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
+from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
 from shiplint.plural import counted
 from shiplint.probes.header import project
@@ -128,11 +128,7 @@ class _Sweep:
     def run(self) -> HeaderModel:
         started = time.monotonic()
         platform = self.inventory.platform
-        libraries = (
-            self.inventory.libraries
-            if platform is not None
-            else place_with_copies(self.tree, self.manifest, self.host, self.inventory.members)
-        )
+        libraries = placed_libraries(self.tree, self.inventory.listing, self.manifest, self.host)
         try:
             layout = lay_out(
                 self.tree,
@@ -227,8 +223,7 @@ class _Sweep:
 
     def _why(self, step: str, run: ToolRun) -> str:
         output = tail(run.output.replace(str(self.tmp), "<probe>"))
-        reason = run.error or f"exited with status {run.returncode}"
-        return f"the {step} step with CMake {self.cmake.version_text} failed: {reason}\n{output}"
+        return f"the {step} step with CMake {self.cmake.version_text} failed: {run.why}\n{output}"
 
     def _configure(self, source: Path, build: Path, layout: Layout, env: dict[str, str]) -> ToolRun:
         command = [

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
+from shiplint.probes.model import NotRun, Unavailable
 
 
 class ConsumerKind(enum.Enum):
@@ -163,25 +164,16 @@ class NotProbedReason(enum.Enum):
 
 
 @dataclass(frozen=True)
-class NotProbed:
-    """Part of the probe did not apply, stated rather than skipped."""
+class NotProbed(NotRun[NotProbedReason]):
+    """Part of the link probe did not apply, stated rather than skipped."""
 
-    artifact: str
-    reason: NotProbedReason
-    detail: str
-    location: Location
-    cmake_version: str | None = None
+    # The components no consumer asked for by name (NO_NAME_ON_ROUTE).
     components: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
-class ProbeUnavailable:
-    """The probe could not run: no compiler, no CMake, no config to find, a layout failure."""
-
-    artifact: str
-    reason: str
-    location: Location
-    cmake_version: str | None = None
+class ProbeUnavailable(Unavailable):
+    """The link probe could not run: no compiler, no CMake, no config to find, a layout failure."""
 
 
 # What the link probe builds: the models the SL5xx rules read.

@@ -16,12 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from shiplint.artifacts.copies import place_with_copies
 from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
+from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
 from shiplint.probes.host import Toolchain, find_toolchain, host_platform, same_platform
 from shiplint.probes.layout import Layout, LayoutError, lay_out
@@ -110,11 +110,7 @@ def _probe_in(
     # An artifact of unknown platform (no wheel tag, no binary header) is linked as
     # the host would link it: the only platform the probe can link for.
     platform = inventory.platform
-    libraries = (
-        inventory.libraries
-        if platform is not None
-        else place_with_copies(tree, manifest, host, inventory.members)
-    )
+    libraries = placed_libraries(tree, inventory.listing, manifest, host)
     try:
         layout = lay_out(
             tree, inventory.listing, manifest, platform or host, libraries, tmp / "package"
@@ -227,7 +223,7 @@ class _Session:
         discovered = self.work / _directory(Consumer(ConsumerKind.DISCOVERY)) / "build"
         version_file = discovered / cons.VERSION_FILE
         if not version_file.is_file():
-            failure = self._clean(discovery.failure(ProbeStep.CONFIGURE))
+            failure = self._clean(_failure(discovery, ProbeStep.CONFIGURE))
             reason = f"CMake {cmake} did not run a configure: {failure.reason}\n{failure.tail}"
             return [ProbeUnavailable(self.tree.label, reason.rstrip(), self.config)]
         version = version_file.read_text(encoding="utf-8").strip()
@@ -243,7 +239,7 @@ class _Session:
             shipped=tuple((lib, Path(members[0]).name) for lib, members in self.layout.shipped),
         )
         if not discovery.ok:
-            failure = self._clean(discovery.failure(ProbeStep.CONFIGURE))
+            failure = self._clean(_failure(discovery, ProbeStep.CONFIGURE))
             return [ConsumerBuild(context, Consumer(ConsumerKind.DISCOVERY), failure)]
         targets_file = discovered / cons.TARGETS_FILE
         targets = tuple(t for t in targets_file.read_text(encoding="utf-8").split(";") if t)
@@ -309,12 +305,12 @@ class _Session:
         configured = self._configure(cmake, consumer, env, options)
         if not configured.ok:
             return ConsumerBuild(
-                context, consumer, self._clean(configured.failure(ProbeStep.CONFIGURE))
+                context, consumer, self._clean(_failure(configured, ProbeStep.CONFIGURE))
             )
         build = self.work / _directory(consumer) / "build"
         built = run_tool([cmake, "--build", str(build)], self.work, env, options.timeout)
         if not built.ok:
-            return ConsumerBuild(context, consumer, self._clean(built.failure(ProbeStep.BUILD)))
+            return ConsumerBuild(context, consumer, self._clean(_failure(built, ProbeStep.BUILD)))
         binary = build / CONSUMER_BINARY
         dynamic = read_dynamic(binary)
         if isinstance(dynamic, str):
@@ -345,6 +341,10 @@ class _Session:
         """The failure with the temp dir spelled `<probe>`, so reports compare across runs."""
         text = failure.tail.replace(str(self.tmp), "<probe>")
         return ToolFailure(failure.step, failure.returncode, failure.reason, tail(text))
+
+
+def _failure(run: ToolRun, step: ProbeStep) -> ToolFailure:
+    return ToolFailure(step, run.returncode, run.why, tail(run.output))
 
 
 def _clean_run(tmp: Path, run: ConsumerRun) -> ConsumerRun:
