@@ -6,7 +6,6 @@ written with the key (as if the user's own shiplint had been misled into keeping
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import shutil
@@ -14,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from shiplint import cache, validity
@@ -207,8 +207,9 @@ _ESCAPES = [
 ]
 
 
-def _detection_entry(**changes: object) -> dict[str, object]:
-    entry: dict[str, object] = {
+def _detection_entry(**changes: object) -> bytes:
+    """A kept detection in its memo's form (marshal), with `changes` to its fields."""
+    entry: dict[str, Any] = {
         "version_dir": "3.24.3",
         "files": {"CMakeSystem.cmake": "set(CMAKE_SYSTEM_NAME Linux)\n"},
         "cache": "CMAKE_PLATFORM_INITIALIZED:INTERNAL=1\n",
@@ -216,15 +217,19 @@ def _detection_entry(**changes: object) -> dict[str, object]:
         "lookup": compilers._lookup(),
     }
     entry.update(changes)
-    return entry
+    return marshal.dumps(tuple(entry.values()))
+
+
+def _detection_name(given: bytes) -> str:
+    return compilers.entry_key(given)
 
 
 @pytest.mark.parametrize("changes", _ESCAPES)
 def test_a_kept_detection_names_no_path(tmp_path: Path, changes: dict[str, object]) -> None:
-    cache.write("cmake-compilers", "k", json.dumps(_detection_entry()).encode())
-    assert compilers.load("k") is not None  # the well-formed entry is taken
-    cache.write("cmake-compilers", "k", json.dumps(_detection_entry(**changes)).encode())
-    assert compilers.load("k") is None
+    cache.write("cmake-compilers", _detection_name(b"k"), _detection_entry())
+    assert compilers.load(b"k") is not None  # the well-formed entry is taken
+    cache.write("cmake-compilers", _detection_name(b"k"), _detection_entry(**changes))
+    assert compilers.load(b"k") is None
     bad = compilers.Detection(
         str(changes.get("version_dir", "3.24.3")),
         dict(changes.get("files", {"CMakeSystem.cmake": ""})),  # type: ignore[call-overload]
@@ -233,16 +238,26 @@ def test_a_kept_detection_names_no_path(tmp_path: Path, changes: dict[str, objec
     build = tmp_path / "a" / "b" / "c" / "d" / "build"
     with pytest.raises(ValueError):
         compilers.seed(build, bad)
-    compilers.store("k2", bad)
-    assert cache.read("cmake-compilers", "k2") is None
+    compilers.store(b"k2", bad)
+    assert cache.read("cmake-compilers", _detection_name(b"k2")) is None
     assert not (tmp_path / "escaped").exists() and not Path("/tmp/escaped").exists()
+
+
+def test_a_kept_detection_whose_toolchain_changed_is_a_miss(tmp_path: Path) -> None:
+    tool = tmp_path / "cc"
+    tool.write_text("a compiler")
+    seen = compilers._fingerprints([str(tool)])
+    cache.write("cmake-compilers", _detection_name(b"k"), _detection_entry(tools=seen))
+    assert compilers.load(b"k") is not None
+    tool.write_text("another build of the compiler")
+    assert compilers.load(b"k") is None
 
 
 @pytest.mark.parametrize("way", WAYS)
 def test_forged_compiler_code_is_never_included(way: str) -> None:
     planted = _detection_entry(files={"CMakeSystem.cmake": 'execute_process(COMMAND touch "x")\n'})
-    forge("cmake-compilers", "k", json.dumps(planted).encode(), way)
-    assert compilers.load("k") is None
+    forge("cmake-compilers", _detection_name(b"k"), planted, way)
+    assert compilers.load(b"k") is None
 
 
 @pytest.mark.parametrize("way", WAYS)

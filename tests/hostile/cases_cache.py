@@ -10,7 +10,6 @@ cache and write nothing outside (the canary is where every planted path points).
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 import random
@@ -19,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.cache_forgery import WAYS, entry_bytes, forge
 from tests.hostile.material import CACHE, EXAMPLE_MANIFEST, wheel_path
@@ -96,22 +96,23 @@ def _planted_launcher(ws: Workspace, root: Path, rng: random.Random) -> None:
 def _escaping_detection(ws: Workspace, root: Path, rng: random.Random) -> None:
     climb = "../" * 40 + str(ws.canary).lstrip("/")
     for path in _entries(root, "cmake-compilers"):
-        entry = {
-            "version_dir": rng.choice((f"{climb}/dir", f"{ws.canary}/dir")),
-            "files": {
+        # The memo's form (compilers._encode): version directory, files, cache, tools, lookup.
+        entry: tuple[Any, ...] = (
+            rng.choice((f"{climb}/dir", f"{ws.canary}/dir")),
+            {
                 f"{climb}/CMakeSystem.cmake": "",
                 f"{ws.canary}/CMakeCCompiler.cmake": "",
                 "CMakeSystem.cmake": f'file(WRITE "{ws.canary}/written-by-kept-code" "x")\n',
             },
-            "cache": "CMAKE_PLATFORM_INITIALIZED:INTERNAL=1\n",
-            "tools": {},
-            "lookup": {},
-        }
+            "CMAKE_PLATFORM_INITIALIZED:INTERNAL=1\n",
+            {},
+            {},
+        )
         _write(
             root,
             "cmake-compilers",
             path.name,
-            json.dumps(entry).encode(),
+            marshal.dumps(entry),
             rng.choice((*WAYS, "user-key")),
         )
 
@@ -120,12 +121,15 @@ def _planted_code(ws: Workspace, root: Path, rng: random.Random) -> None:
     """Kept compiler files that run a command from every probe, as a forger writes them."""
     for path in _entries(root, "cmake-compilers"):
         data = path.read_bytes()
-        entry = json.loads(data[len(b"shiplint-cache 2\n") + 32 :])
-        entry["files"] = {
+        version_dir, files, kept_cache, tools, lookup = marshal.loads(
+            data[len(b"shiplint-cache 2\n") + 32 :]
+        )
+        files = {
             name: f'execute_process(COMMAND touch "{ws.canary}/ran")\n' + text
-            for name, text in entry["files"].items()
+            for name, text in files.items()
         }
-        forge("cmake-compilers", path.name, json.dumps(entry).encode(), rng.choice(WAYS), root=root)
+        entry = marshal.dumps((version_dir, files, kept_cache, tools, lookup))
+        forge("cmake-compilers", path.name, entry, rng.choice(WAYS), root=root)
 
 
 def _swapped(ws: Workspace, root: Path, rng: random.Random) -> None:

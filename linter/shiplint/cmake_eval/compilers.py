@@ -15,9 +15,10 @@ A kept detection is trusted only while the toolchain is the one it saw: every
 absolute path it names (compiler, linker, archiver...) must still have the same
 target, size, modification time and inode, and every compiler name CMake looks up
 must still resolve to the same file on PATH. Anything else is a miss and is
-detected again. Entries live in the user cache (`shiplint.cache`: written whole
-or not at all, authenticated when read: the kept files are CMake code every probe
-includes, so only an entry this user's shiplint wrote is used). Its names are
+detected again. Entries are a memo of the user cache (`shiplint.memo`, keyed by
+this module's code too; `shiplint.cache` writes them whole or not at all and
+authenticates them when read: the kept files are CMake code every probe includes,
+so only an entry this user's shiplint wrote is used). Its names are
 checked again when read and before seeding: the version directory is a version,
 each file one of CMake's platform files, never a path.
 
@@ -36,6 +37,7 @@ CMakes (tests/test_cmake_compilers.py); anything else is detected in full by eac
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -44,13 +46,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from shiplint import cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.probe import bracket
+from shiplint.memo import Memo
 
-_KIND = "cmake-compilers"
-_FORMAT = 1
 # Every name CMake's compiler lookup tries for C and CXX (CMakeDetermine{C,CXX}Compiler),
 # plus languages.py's. Checking more names than CMake would pick from only makes the
 # cache more cautious: installing any of them counts as a changed toolchain.
@@ -86,42 +88,28 @@ class Detection:
     cache: str
 
 
-def entry_key(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str]) -> str:
-    """The user-cache name of the detection for this CMake, platform arguments and languages."""
+def inputs(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str]) -> bytes:
+    """What decides the detection for this CMake, platform arguments and languages (its
+    memo's input): the CMake binary, and the toolchain (toolchain_key's)."""
     binary = os.stat(cmake.path)
-    uname = os.uname() if hasattr(os, "uname") else None
-    decided_by = json.dumps(
-        [
-            _FORMAT,
-            os.path.realpath(cmake.path),
-            [binary.st_size, binary.st_mtime_ns, binary.st_ino],
-            cmake.version_text,
-            list(arguments),
-            list(languages),
-            os.environ.get("PATH", ""),
-            # CMakeSystem.cmake records the host's kernel release.
-            [uname.release, uname.machine] if uname else [],
-        ]
-    )
-    return cache.key(decided_by.encode())
+    decided_by = [
+        os.path.realpath(cmake.path),
+        [binary.st_size, binary.st_mtime_ns, binary.st_ino],
+        cmake.version_text,
+        _toolchain(arguments, languages),
+    ]
+    return json.dumps(decided_by).encode()
 
 
-def load(key: str) -> Detection | None:
-    """The kept detection under `key`, or None when there is none or its toolchain changed."""
-    payload = cache.read(_KIND, key)
-    if payload is None:
-        return None
-    try:
-        entry = json.loads(payload)
-        detection = Detection(entry["version_dir"], dict(entry["files"]), entry["cache"])
-        tools, lookup = entry["tools"], entry["lookup"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if not _well_formed(detection):
-        return None
-    if not isinstance(tools, dict) or tools != _fingerprints(tools) or lookup != _lookup():
-        return None
-    return detection
+def entry_key(given: bytes) -> str:
+    """The user-cache name of the detection decided by `given` (inputs())."""
+    return _KEPT.key(given)
+
+
+def load(given: bytes) -> Detection | None:
+    """The kept detection for `given` (inputs()), or None when there is none or its
+    toolchain changed."""
+    return _KEPT.get(given)
 
 
 def _well_formed(detection: Detection) -> bool:
@@ -138,22 +126,45 @@ def _well_formed(detection: Detection) -> bool:
     )
 
 
-def store(key: str, detection: Detection) -> None:
-    """Keep `detection` with the fingerprints of the toolchain it saw."""
-    if not _well_formed(detection):
-        return
+def store(given: bytes, detection: Detection) -> None:
+    """Keep `detection` for `given` (inputs()) with the fingerprints of the toolchain it saw."""
+    if _well_formed(detection):
+        _KEPT.put(detection, given)
+
+
+def _encode(detection: Detection) -> tuple[Any, ...]:
     texts = [*detection.files.values(), detection.cache]
     # The tools the detection found (compiler, linker, archiver...): files, not directories.
     found = {m[0] or m[1] for text in texts for m in _ABSOLUTE.findall(text)}
     named = sorted(name for name in found if os.path.isfile(name))
-    entry = {
-        "version_dir": detection.version_dir,
-        "files": detection.files,
-        "cache": detection.cache,
-        "tools": _fingerprints(named),
-        "lookup": _lookup(),
-    }
-    cache.write(_KIND, key, json.dumps(entry).encode())
+    return (
+        detection.version_dir,
+        detection.files,
+        detection.cache,
+        _fingerprints(named),
+        _lookup(),
+    )
+
+
+def _decode(raw: Any) -> Detection:
+    """The kept detection, refused (ValueError: a miss) when a name is not one CMake
+    writes or the toolchain it saw changed."""
+    version_dir, files, text, tools, lookup = raw
+    detection = Detection(version_dir, dict(files), text)
+    if not _well_formed(detection):
+        raise ValueError("a compiler detection with names CMake does not write")
+    if not isinstance(tools, dict) or tools != _fingerprints(tools) or lookup != _lookup():
+        raise ValueError("the toolchain changed since it was detected")
+    return detection
+
+
+@functools.cache
+def _identity() -> bytes:
+    """This module's code decides what a detection keeps and how it is checked."""
+    return cache.source_bytes((Path(__file__),))
+
+
+_KEPT: Memo[Detection] = Memo("cmake-compilers", _identity, encode=_encode, decode=_decode)
 
 
 def detection_project(directory: Path, languages: Sequence[str], given: str = "") -> Path:
@@ -251,18 +262,19 @@ _SHARED_LOCK = threading.Lock()
 
 
 def toolchain_key(arguments: Sequence[str], languages: Sequence[str]) -> str:
-    """What decides a detection's ABI answers besides the CMake (see entry_key)."""
+    """What decides a detection's ABI answers besides the CMake (see inputs())."""
+    return json.dumps(_toolchain(arguments, languages))
+
+
+def _toolchain(arguments: Sequence[str], languages: Sequence[str]) -> list[object]:
     uname = os.uname() if hasattr(os, "uname") else None
-    decided_by = json.dumps(
-        [
-            _FORMAT,
-            list(arguments),
-            list(languages),
-            os.environ.get("PATH", ""),
-            [uname.release, uname.machine] if uname else [],
-        ]
-    )
-    return cache.key(decided_by.encode())
+    return [
+        list(arguments),
+        list(languages),
+        os.environ.get("PATH", ""),
+        # CMakeSystem.cmake records the host's kernel release.
+        [uname.release, uname.machine] if uname else [],
+    ]
 
 
 def offer(cmake: CMakeBinary, toolchain: str, detection: Detection) -> None:

@@ -372,11 +372,14 @@ def _detection(cmake: CMakeBinary, layout: Layout, languages: tuple[str, ...]) -
     if not languages:
         return ""
     arguments = platform_arguments(layout.platform, languages)
-    key = compilers.entry_key(cmake, arguments, languages)
-    kept = compilers.load(key)
+    given = compilers.inputs(cmake, arguments, languages)
+    kept = compilers.load(given)
     if kept is None:
         return None
-    return key + hashlib.sha256(json.dumps(asdict(kept), sort_keys=True).encode()).hexdigest()
+    return (
+        compilers.entry_key(given)
+        + hashlib.sha256(json.dumps(asdict(kept), sort_keys=True).encode()).hexdigest()
+    )
 
 
 @dataclass(frozen=True)

@@ -390,15 +390,15 @@ def _detection(
     that failed leaves None, and the probe then detects (and reports) as CMake does.
     A newer CMake's detection of the same toolchain in this process gives its ABI
     answers (compilers.shared_abi)."""
-    key = compilers.entry_key(cmake, arguments, languages)
+    given = compilers.inputs(cmake, arguments, languages)
     toolchain = compilers.toolchain_key(arguments, languages)
-    kept = compilers.load(key)
+    kept = compilers.load(given)
     if kept is not None:
         compilers.offer(cmake, toolchain, kept)
         return 0.0, kept
     directory = work / "detect"
-    given = compilers.shared_abi(cmake, toolchain, languages)
-    source = compilers.detection_project(directory, languages, given)
+    abi = compilers.shared_abi(cmake, toolchain, languages)
+    source = compilers.detection_project(directory, languages, abi)
     build = directory / "build"
     outcome = _run(
         [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
@@ -407,7 +407,7 @@ def _detection(
         return outcome
     made = compilers.harvest(build, work) if outcome.returncode == 0 else None
     if made is not None:
-        compilers.store(key, made)
+        compilers.store(given, made)
         compilers.offer(cmake, toolchain, made)
     return outcome.seconds, made
 
