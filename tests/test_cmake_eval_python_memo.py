@@ -223,7 +223,7 @@ starts(after_b)
 def test_the_stand_in_changes_no_variable_python_is_given(tmp_path: Path, version: str) -> None:
     # A shell changing a variable it imported exports the change: the stand-in's own
     # variables must never be ones of the environment Python is given.
-    names = ("key", "memo", "a", "f", "q", "_shiplint_a", "_shiplint_k")
+    names = ("key", "memo", "a", "f", "q", "_shiplint_q", "_shiplint_env")
     sets = "\n".join(f"set(ENV{{{name}}} given-{name})" for name in names)
     printed = ", ".join(f"os.environ.get('{name}')" for name in names)
     body = f"""

@@ -37,24 +37,27 @@ answering, that nothing but the question can change its answer:
   at startup).
 
 The stand-in (a sh script) looks for a remembered answer only under the first two
-conditions, by a key made of three SHA-256 digests: of the name it was run by and
-every argument, the physical working directory and the names of its entries; of the
-whole environment Python is given, byte for byte (sha256sum reads its own
-/proc/self/environ: the shell gives it and Python the same variables, and /proc/self
-is the reader's own whatever PID namespace /proc shows); and of the stand-in's
-Python script (the platform's answers, the real interpreter's
-path). Whatever it cannot compute (no /proc, no sha256sum) leaves no key, and Python
-runs (and keeps nothing). Its own shell variables are `_shiplint_*` names, and when
-the environment it was given holds one of them it does not look at all: a shell
-exports a change to a variable it imported, and Python would be given that. Without an entry for the key, Python runs
-with the key and, if the question proves pure, keeps its answer under it.
+conditions, and without starting any program: it writes, with shell builtins only,
+the physical working directory (`pwd -P`), the names in it (a glob, `/`-separated)
+and the environment a program it starts is given (`export -p`: exactly the exported
+variables, quoted; a variable whose name no shell variable can have is dropped from
+both, and none is one Python or sysconfig reads), reads them back into variables,
+and sources each kept answer: one that prints and exits only when the number of
+arguments, every argument and those three texts are each the same, byte for byte,
+as when it was kept. Its own shell variables are `_shiplint_*` names, and when the
+environment it was given holds one of them it does not look at all: a shell exports
+a change to a variable it imported, and Python would be given that. Without a kept
+answer, Python runs, told where those three texts are and, if the question proves
+pure, keeps its answer with them. The stand-in's own files are not part of the
+question: a config that rewrites them (they may live in its run's directory) changes
+only its own answers.
 
-An answer is kept in `$HOME/.shiplint-python-memo/<key>`, a sh file the stand-in
-sources that prints the answer and exits 0 (unless the user's site-packages exists
-by then): in the run's HOME, inside the run's temporary directory, emptied by
-run.py before each CMake run and made only for a confined run (unconfined, a config
-could change the interpreter itself between two questions); never in the user
-cache, so nothing outlives the run or reaches another artifact's evaluation. It is
+An answer is kept in `$HOME/.shiplint-python-memo/answer.<pid>`, a sh file the
+stand-in sources that prints the answer and exits 0 when the question is the same
+and the user's site-packages does not exist by then: in the run's HOME, inside the
+run's temporary directory, emptied by run.py before each CMake run and made only
+for a confined run (unconfined, a config could change the interpreter itself
+between two questions); never in the user cache, so nothing outlives the run or reaches another artifact's evaluation. It is
 read and written only by the stand-in, which runs inside the run's confinement as
 the config's own processes do. A config can write there too (it can write anywhere
 in its run's directory), and the stand-in would then run what it wrote: with the
@@ -75,8 +78,9 @@ import warnings
 from typing import TextIO
 
 MEMO = ".shiplint-python-memo"
-# The largest answer kept (a sh string the stand-in prints).
+# The largest answer kept (a sh string the stand-in prints), and how many are kept.
 _KEPT = 64 * 1024
+_ANSWERS = 64
 
 # What each module may be asked (attributes read or called on the module itself).
 _MODULES = {
@@ -291,24 +295,45 @@ class Tee:
         return getattr(self.stream, name)
 
 
-def record(memo: str, key: str, output: bytes, user_site: str) -> None:
-    """Keep `output` as the answer under `key`: a sh file the stand-in sources, which
-    prints it and ends with status 0 unless `user_site` exists now (then Python runs).
-    Written whole, then renamed: a stand-in sees all of it or none. Output holding a NUL
-    (no sh string can) or larger than `_KEPT` is not kept."""
-    if len(key) != 192 or not all(c in "0123456789abcdef" for c in key):
+def record(memo: str, question: str, args: list[bytes], output: bytes, user_site: str) -> None:
+    """Keep `output` as the answer to the question the stand-in wrote at `question`
+    (`.cwd`, `.ls`, `.env`) with the arguments `args`: a sh file the stand-in sources,
+    which prints it and ends with status 0 when every part of the question is the same
+    and `user_site` does not exist. Written whole, then renamed: a stand-in sees all of
+    it or none. Output holding a NUL (no sh string can) or larger than `_KEPT` is not
+    kept, nor anything when the question is not the stand-in's."""
+    if os.path.dirname(question) != memo or not os.path.basename(question).startswith("question."):
         return
     if b"\0" in output or len(output) > _KEPT or "\0" in user_site:
         return
-    text = (
-        b"[ -e " + _quoted(user_site.encode("utf-8", "surrogateescape")) + b" ] || "
-        b"{ printf '%s' " + _quoted(output) + b"; exit 0; }\n"
-    )
+    # Each question sources every kept answer: a config asking thousands of questions
+    # pays for each, not for each against all.
+    try:
+        if sum(name.startswith("answer.") for name in os.listdir(memo)) >= _ANSWERS:
+            return
+    except OSError:
+        return
+    tests = [b'[ "$#" = ' + str(len(args)).encode() + b" ]"]
+    tests += [
+        b'[ "${' + str(i).encode() + b'}" = ' + _quoted(a) + b" ]" for i, a in enumerate(args, 1)
+    ]
+    try:
+        for variable, suffix in (("cwd", ".cwd"), ("ls", ".ls"), ("env", ".env")):
+            with open(question + suffix, "rb") as stream:
+                said = stream.read(_KEPT + 1)
+            if len(said) > _KEPT or b"\0" in said:
+                return
+            tests.append(b'[ "$_shiplint_' + variable.encode() + b'" = ' + _quoted(said) + b" ]")
+    except OSError:
+        return
+    tests.append(b"[ ! -e " + _quoted(user_site.encode("utf-8", "surrogateescape")) + b" ]")
+    text = b"if " + b" &&\n   ".join(tests) + b"\nthen\n  printf '%s' " + _quoted(output)
+    text += b"\n  exit 0\nfi\n"
     partial = os.path.join(memo, f"partial.{os.getpid()}")
     try:
         with open(partial, "wb") as stream:
             stream.write(text)
-        os.rename(partial, os.path.join(memo, key))
+        os.rename(partial, os.path.join(memo, f"answer.{os.getpid()}"))
     except OSError:
         pass  # the directory is gone, or refused: nothing kept
 

@@ -244,12 +244,13 @@ def remembered(source):
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
     if user_site and os.path.exists(user_site):
         return
-    MEMO["record"](MEMO_DIR, KEY, output, user_site)
+    MEMO["record"](MEMO_DIR, KEY, ARGS, output, user_site)
 
 # The stand-in gives a key when the question may be one to remember (`-c` first, stdin
 # /dev/null, the run keeping answers): the memo's code is loaded now, before the
 # current directory is put on sys.path for the config's code.
 KEY = sys.argv[1]
+ARGS = [os.fsencode(arg) for arg in sys.argv[2:]]  # as given (main sets sys.argv)
 MEMO_DIR = os.path.join(os.environ.get("HOME", "."), @MEMO@)
 MEMO = None
 if (KEY != "-" and sys.argv[2:3] == ["-c"] and os.path.isdir(MEMO_DIR)):
@@ -268,40 +269,45 @@ _PYTHON_SH = """#!/bin/sh
 # shiplint: @NAME@ answering for the artifact's platform (see cmake_eval/target_host.py)
 # Its variables are none of the environment it was given, or it keeps nothing: a shell
 # exports a change to a variable it imported, and Python would be given that.
-if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}" ] &&
-   [ -z "${_shiplint_a+x}${_shiplint_b+x}${_shiplint_c+x}" ] &&
+if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}${_shiplint_l+x}" ] &&
+   [ -z "${_shiplint_r+x}${_shiplint_cwd+x}${_shiplint_ls+x}${_shiplint_env+x}" ] &&
    [ -d "$HOME/@MEMO@" ] && [ /dev/stdin -ef /dev/null ]; then
-  # Through files of this process's own, not pipes: one process (sha256sum), no subshell.
+  # The question but its arguments, with no program started: the physical working
+  # directory, the names in it, and the environment a program started from here gets
+  # (export -p: the exported variables, quoted).
   _shiplint_m="$HOME/@MEMO@"
   _shiplint_q="$_shiplint_m/question.$$"
-  { printf '%s\\0' "$0" "$@"; printf '\\0'; pwd -P; printf '\\0'
-    for _shiplint_f in * .*; do printf '%s\\0' "$_shiplint_f"; done; } > "$_shiplint_q" &&
-  "@SHA256SUM@" "$_shiplint_q" /proc/self/environ "${0%/*}/@NAME@.py" \\
-    > "$_shiplint_q.sum" 2>/dev/null &&
-  { read -r _shiplint_a _shiplint_f && read -r _shiplint_b _shiplint_f &&
-    read -r _shiplint_c _shiplint_f; } < "$_shiplint_q.sum" &&
-  _shiplint_a="$_shiplint_a$_shiplint_b$_shiplint_c"
-  if [ ${#_shiplint_a} -eq 192 ]; then
-    if [ -f "$_shiplint_m/$_shiplint_a" ]; then
-      . "$_shiplint_m/$_shiplint_a"
-    fi
-    exec "@REAL@" "${0%/*}/@NAME@.py" "$_shiplint_a" "$@"
+  _shiplint_read() {
+    _shiplint_r=
+    while IFS= read -r _shiplint_l; do
+      _shiplint_r="$_shiplint_r$_shiplint_l
+"
+    done < "$1"
+  }
+  if pwd -P > "$_shiplint_q.cwd" && export -p > "$_shiplint_q.env" &&
+     { for _shiplint_f in * .*; do printf '%s/' "$_shiplint_f"; done; echo; } > "$_shiplint_q.ls"
+  then
+    _shiplint_read "$_shiplint_q.cwd"; _shiplint_cwd="$_shiplint_r"
+    _shiplint_read "$_shiplint_q.ls"; _shiplint_ls="$_shiplint_r"
+    _shiplint_read "$_shiplint_q.env"; _shiplint_env="$_shiplint_r"
+    # Each kept answer ends the script when its question is this one.
+    for _shiplint_f in "$_shiplint_m"/answer.*; do
+      if [ -f "$_shiplint_f" ]; then
+        . "$_shiplint_f"
+      fi
+    done
+    exec "@REAL@" "${0%/*}/@NAME@.py" "$_shiplint_q" "$@"
   fi
 fi
 exec "@REAL@" "${0%/*}/@NAME@.py" - "$@"
 """
 
 
-def _python_sh(name: str, real: str, path: str) -> str:
-    """The stand-in `name` running `real`: remembering answers where sha256sum is found
-    (by its absolute path, whatever PATH the config sets), else always starting it."""
-    sha256sum = shutil.which("sha256sum", path=path)
-    if sha256sum is None:
-        return f'#!/bin/sh\nexec "{real}" "${{0%/*}}/{name}.py" - "$@"\n'
+def _python_sh(name: str, real: str) -> str:
+    """The stand-in `name`, running `real` unless it kept the answer."""
     return (
         _PYTHON_SH.replace("@NAME@", name)
         .replace("@MEMO@", python_memo.MEMO)
-        .replace("@SHA256SUM@", sha256sum)
         .replace("@REAL@", real)
     )
 
@@ -338,7 +344,7 @@ def write_stand_ins(directory: Path, target: TargetHost) -> Path:
         )
         # The real interpreter runs the script with the config's arguments.
         # (Found beside itself: nothing of the directory's own path is in the stand-ins.)
-        _executable(directory / name, _python_sh(name, real, path))
+        _executable(directory / name, _python_sh(name, real))
     real_uname = shutil.which("uname", path=path)
     # On the platform itself the real uname is the platform's own answer.
     if real_uname is not None and not is_host(target):
