@@ -236,6 +236,31 @@ ask(b "${{SUFFIX}}")
     assert answers["b"] == ".cpython-311-x86_64-linux-gnu.so"
 
 
+@pytest.mark.usefixtures("counted_python")
+@pytest.mark.skipif(not _confined(), reason="no confinement here: no memo either")
+def test_a_forged_answer_stays_inside_the_confinement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A config can write a kept answer itself (the memo is in its run's directory): the
+    # stand-in then runs it, as confined as the config's own commands. It changes the
+    # config's own answer and writes nothing outside; nothing reaches the user cache.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    forged = f"touch '{outside}/escaped'; printf forged; exit 0"
+    body = f"""
+file(WRITE "$ENV{{HOME}}/{MEMO}/answer.forged" "{forged}\\n")
+ask(a "${{SUFFIX}}")
+starts(after_a)
+"""
+    (tmp_path / "wheel").mkdir()
+    answers = _evaluate(tmp_path / "wheel", body, ("a", "after_a"), NEW_CMAKE_VERSION)
+    assert (answers["a"], answers["after_a"]) == ("forged", "0")
+    assert list(outside.iterdir()) == []
+    kept = [p.name for p in (tmp_path / "user-cache").rglob("*")]
+    assert not any(n.startswith(("answer.", "question.")) or n == MEMO for n in kept)
+
+
 def test_the_memo_is_made_empty_for_each_confined_run(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / MEMO).mkdir(parents=True)
