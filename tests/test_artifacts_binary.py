@@ -11,7 +11,7 @@ import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.demangle import base_name, demangle
 from shiplint.artifacts.headers import SNIFF_BYTES, sniff
-from shiplint.artifacts.lief_reader import read_binary
+from shiplint.artifacts.reading import read_binary
 from shiplint.artifacts.records import (
     BinaryError,
     BinaryFormat,
@@ -225,7 +225,7 @@ def test_a_run_without_artifacts_never_imports_lief() -> None:
 
 FUZZ = """
 import random, sys, zipfile
-from shiplint.artifacts.lief_reader import read_binary
+from shiplint.artifacts.reading import read_binary
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 wheel, member = sys.argv[1], sys.argv[2]
 data = zipfile.ZipFile(wheel).read(member)
@@ -276,7 +276,7 @@ def test_lief_is_imported_by_the_lief_reader_only() -> None:
             )
             if any(n == "lief" or n.startswith("lief.") for n in names):
                 importers.add(source.relative_to(package).as_posix())
-    assert importers == {"artifacts/lief_reader.py"}
+    assert importers == {"artifacts/reading/lief_reader.py"}
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 from shiplint import cache
-from shiplint.artifacts import archive, inventory, lief_reader
+from shiplint.artifacts import archive, inventory
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.headers import MACHO_MAGICS
-from shiplint.artifacts.macho_reader import read_macho
+from shiplint.artifacts.reading import by_struct, lief_reader
+from shiplint.artifacts.reading.macho_reader import read_macho
 from shiplint.manifest.load import load_manifest
 
 from tests.material import EXAMPLE_MANIFEST, other_wheel, wheel
@@ -59,7 +60,7 @@ def test_binaries_read_through_a_file_give_the_same_inventory(
     with cache.refusing_reuse(), open_artifact(path) as tree:
         in_memory = inventory.read_inventory(tree, manifest)
     # Every binary counts as large: copied into a file, mapped, read by the struct readers.
-    monkeypatch.setattr(inventory, "IN_MEMORY_BYTES", 0)
+    monkeypatch.setattr(by_struct, "IN_MEMORY_BYTES", 0)
     with cache.refusing_reuse(), open_artifact(path) as tree:
         whole = tree.read
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shiplint.artifacts.lief_reader import read_binary
+from shiplint.artifacts.reading import read_binary
 from shiplint.cli import main
 
 from tests.artifact_libs import pack_wheel

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shiplint.artifacts import elf_reader
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
-from shiplint.artifacts.lief_reader import read_binary, read_relocated_pointers
+from shiplint.artifacts.reading import Reader, elf_reader
+from shiplint.artifacts.reading.lief_reader import read_binary, read_relocated_pointers
+from shiplint.artifacts.reading.session import lief_expected
+from shiplint.artifacts.reading.worker import WorkerReader
 from shiplint.artifacts.records import BinaryError, BinaryRecord
-from shiplint.artifacts.worker import WorkerReader, lief_expected
 
 from tests.artifact_libs import built_libs, pack_wheel
 from tests.builders import library, manifest
@@ -72,7 +73,8 @@ def test_a_crashing_worker_costs_one_file_per_crash(
     path = pack_wheel(tmp_path / "pkg-1.0-py3-none-win_amd64.whl", members)
     crashing = WorkerReader([sys.executable, "-c", CRASHING_WORKER])
     with open_artifact(path) as tree, crashing:
-        model = read_inventory(tree, manifest((library("core", platforms=("windows",)),)), crashing)
+        the_manifest = manifest((library("core", platforms=("windows",)),))
+        model = read_inventory(tree, the_manifest, Reader(crashing))
     # Every file was tried in a fresh worker and reported; the run itself went on.
     assert {u.member for u in model.unreadable} == set(members)
     for unreadable in model.unreadable:
@@ -87,7 +89,7 @@ def test_elf_files_never_reach_the_worker(tmp_path: Path, built_libs: dict[str, 
     # A worker that would crash on its first file: none is sent to it, none is started.
     crashing = WorkerReader([sys.executable, "-c", CRASHING_WORKER], expect_lief=False)
     with open_artifact(path) as tree, crashing:
-        model = read_inventory(tree, manifest((library("pkg_runtime"),)), crashing)
+        model = read_inventory(tree, manifest((library("pkg_runtime"),)), Reader(crashing))
         assert crashing._process is None
     assert model.unreadable == ()
     assert {record.name for record in model.binaries} == set(members)
@@ -99,11 +101,10 @@ def test_elf_files_never_reach_the_worker(tmp_path: Path, built_libs: dict[str, 
 STRUCT_READER_CRASHES_WORKER = textwrap.dedent(
     """
     import os, signal, sys
-    from shiplint.artifacts import lief_reader, worker
+    from shiplint.artifacts.reading import elf_reader, lief_reader, worker
     def crash(*args, **options):
         os.kill(os.getpid(), signal.SIGSEGV)
-    lief_reader.read_elf = crash
-    lief_reader.read_elf_pointers = crash
+    lief_reader.read_elf = elf_reader.read_elf = elf_reader.read_elf_pointers = crash
     sys.exit(worker.main())
     """
 )
@@ -182,7 +183,7 @@ def test_a_stopped_worker_costs_its_file_and_a_fresh_one_goes_on(
 CRASH_ON_NAME_WORKER = textwrap.dedent(
     """
     import os, signal, sys
-    from shiplint.artifacts import lief_reader, worker
+    from shiplint.artifacts.reading import lief_reader, worker
     real = lief_reader.read_binary
     def read(data, name, **options):
         if name == "crash.so":
@@ -219,7 +220,7 @@ def test_a_crash_inside_a_batch_costs_that_file_and_the_rest_is_read(
 def test_staged_files_stay_within_the_bound_and_are_removed(
     pe_dlls: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from shiplint.artifacts import worker
+    from shiplint.artifacts.reading import worker
 
     monkeypatch.setattr(worker, "IN_FLIGHT_FILES", 2)
     data = pe_dlls["core.dll"].read_bytes()

@@ -262,8 +262,8 @@ def test_forged_compiler_code_is_never_included(way: str) -> None:
 
 @pytest.mark.parametrize("way", WAYS)
 def test_a_forged_or_moved_kept_read_is_not_used(way: str) -> None:
-    from shiplint.artifacts import kept_reads
     from shiplint.artifacts.pointers import RelocatedPointers
+    from shiplint.artifacts.reading import kept as kept_reads
 
     clean, read_badly = b"\x01" * 16, b"\x02" * 16
     image = RelocatedPointers(8, ((16, 32),), ((32, "kernel"),), frozenset())

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from shiplint.artifacts import elf_reader, lief_reader
 from shiplint.artifacts.headers import ELF_MAGIC
 from shiplint.artifacts.pointers import RelocatedPointers
+from shiplint.artifacts.reading import elf_reader, lief_reader, read_binary
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 
 from tests.artifact_libs import built_libs
@@ -113,16 +113,14 @@ def test_an_elf32_library_keeps_its_versions_and_pointers(elf_variants: dict[str
 
 
 def _through_lief(data: bytes, name: str) -> tuple[BinaryRecord | BinaryError, RelocatedPointers]:
-    """What read_binary and read_relocated_pointers answered before the struct reader:
-    the same functions with it switched off, so lief reads every ELF file."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lief_reader, "read_elf", lambda data, name: None)
-        patch.setattr(lief_reader, "read_elf_pointers", lambda data: None)
-        return lief_reader.read_binary(data, name), lief_reader.read_relocated_pointers(data)
+    """What lief answers: read_binary and read_relocated_pointers read every ELF file."""
+    return lief_reader.read_binary(data, name), lief_reader.read_relocated_pointers(data)
 
 
 def _today(data: bytes, name: str) -> tuple[BinaryRecord | BinaryError, RelocatedPointers]:
-    return lief_reader.read_binary(data, name), lief_reader.read_relocated_pointers(data)
+    """What the reading stack answers: the struct reader, else lief (`by_struct`)."""
+    pointers = elf_reader.read_elf_pointers(data) or lief_reader.read_relocated_pointers(data)
+    return read_binary(data, name), pointers
 
 
 def _dynamic_entry_offsets(data: bytes) -> dict[int, int]:

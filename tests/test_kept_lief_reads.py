@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 from shiplint import cache
-from shiplint.artifacts import elf_reader, kept_reads
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
 from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
+from shiplint.artifacts.reading import Reader, elf_reader
+from shiplint.artifacts.reading import kept as kept_reads
+from shiplint.artifacts.reading.lief_reader import InProcess
+from shiplint.artifacts.reading.session import lief_expected
 from shiplint.artifacts.records import BinaryError, BinaryRecord
-from shiplint.artifacts.worker import IN_PROCESS, lief_expected
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.operators.artifact import read_operators
@@ -45,34 +47,36 @@ def _own_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
 
-class _Counting:
-    """The in-process reader (real lief), noting each file it is asked to read."""
+class _Counting(Reader):
+    """The reading stack over lief in this process (real lief), noting each file lief
+    is asked to read."""
 
     def __init__(self) -> None:
         self.asked: list[str] = []
         self.pointed: list[str] = []
+        super().__init__(_CountingLief(self))
 
-    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
-        self.asked.append(name)
-        return IN_PROCESS.binary(data, name)
+
+class _CountingLief:
+    def __init__(self, counts: _Counting) -> None:
+        self._counts = counts
+        self._lief = InProcess()
 
     def binaries(
-        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
+        self, items: Iterable[tuple[str, bytes]]
     ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
         for name, data in items:
-            self.asked.append(name)
-            yield from IN_PROCESS.binaries([(name, data)], struct_declined=struct_declined)
+            self._counts.asked.append(name)
+            yield from self._lief.binaries([(name, data)])
 
-    def pointers(
-        self, data: bytes, name: str, *, struct_declined: bool = False
-    ) -> RelocatedPointers:
-        self.asked.append(name)
-        self.pointed.append(name)
-        return IN_PROCESS.pointers(data, name, struct_declined=struct_declined)
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        self._counts.asked.append(name)
+        self._counts.pointed.append(name)
+        return self._lief.pointers(data, name)
 
 
 def _read(
-    path: Path, the_manifest: Manifest, reader: _Counting
+    path: Path, the_manifest: Manifest, reader: Reader
 ) -> tuple[Inventory, list[OperatorRegistrations]]:
     with open_artifact(path) as tree:
         inventory = read_inventory(tree, the_manifest, reader)
@@ -155,7 +159,7 @@ def test_what_lief_finds_wrong_with_the_bytes_is_kept_as_a_fresh_read_says_it(
         "pkg/lib/nowhere.dll": pe[:0x3C] + struct.pack("<I", len(pe) + 16) + pe[0x40:4096],
     }
     path = pack_wheel(tmp_path / "pkg-1.0-py3-none-any.whl", damaged)
-    fresh = {name: IN_PROCESS.binary(data, name) for name, data in damaged.items()}
+    fresh = {name: InProcess().binary(data, name) for name, data in damaged.items()}
     assert all(isinstance(error, BinaryError) for error in fresh.values())
     the_manifest = manifest((library("pkg_runtime"),))
     cold, warm = _Counting(), _Counting()
@@ -166,12 +170,21 @@ def test_what_lief_finds_wrong_with_the_bytes_is_kept_as_a_fresh_read_says_it(
     declined = sorted(name for name in damaged if elf_reader.read_elf(damaged[name], name) is None)
     assert sorted(cold.asked) == declined and warm.asked == []
     assert kept == {name: error.reason for name, error in fresh.items()}  # type: ignore[union-attr]
-    # Every file lief read is kept, its errors too: the next run needs no worker up front.
+    # Every file lief read is kept, its errors too: the reading noted that the next run
+    # needs no worker up front.
+    assert not lief_expected([path])
+
+
+def test_a_wheel_with_an_error_not_kept_still_expects_lief(tmp_path: Path) -> None:
+    with open_artifact(wheel("1.5.1", "win_amd64")) as tree:
+        pe = tree.read(next(m for m in tree.names() if m.endswith(".dll")))
+    path = pack_wheel(tmp_path / "pkg-1.0-py3-none-any.whl", {"pkg/lib/cut.dll": pe[:3000]})
     assert lief_expected([path])
     with open_artifact(path) as tree:
-        kept_reads.note_lief_reads_kept(tree, ["pkg/lib/nowhere.dll", "pkg/lib/not-a-member.dll"])
-        assert lief_expected([path])  # a member whose reading is not kept: read again
-        kept_reads.note_lief_reads_kept(tree, kept)
+        # A member the archive cannot give: read again next time, lief likely with it.
+        kept_reads.note_lief_reads_kept(tree, ["pkg/lib/cut.dll", "pkg/lib/not-a-member.dll"])
+        assert lief_expected([path])
+        read_inventory(tree, manifest((library("pkg_runtime"),)), _Counting())
     assert not lief_expected([path])
 
 
@@ -222,7 +235,6 @@ def test_a_wheel_whose_lief_reads_are_kept_expects_no_lief(tmp_path: Path) -> No
     assert lief_expected([path])
     with open_artifact(path) as tree:
         read_inventory(tree, the_manifest, _Counting())
-        kept_reads.note_lief_reads_kept(tree, ())
     assert not lief_expected([path])
     # A guess per file: another file is expected to need lief, and so is the same one
     # with --no-cache.

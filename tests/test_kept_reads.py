@@ -13,15 +13,13 @@ from pathlib import Path
 
 import pytest
 from shiplint import cache
-from shiplint.artifacts import elf_reader
 from shiplint.artifacts.archive import MemberError, open_artifact
 from shiplint.artifacts.fingerprint import zip_member_fingerprint
 from shiplint.artifacts.inventory import read_inventory
-from shiplint.artifacts.kept_reads import keep_record, member_fingerprint
-from shiplint.artifacts.lief_reader import read_binary
 from shiplint.artifacts.model import Inventory
-from shiplint.artifacts.prefix import PrefixTree
-from shiplint.artifacts.worker import IN_PROCESS
+from shiplint.artifacts.prefix import PrefixTree, member_fingerprint
+from shiplint.artifacts.reading import IN_PROCESS, elf_reader, read_binary
+from shiplint.artifacts.reading.kept import keep_record
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 from shiplint.operators.artifact import read_operators

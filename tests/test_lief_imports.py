@@ -35,7 +35,7 @@ subprocess.Popen.__init__ = _recording
 from shiplint.cli import main
 
 code = main(sys.argv[1:])
-workers = [a for a in started if "shiplint.artifacts.worker" in a]
+workers = [a for a in started if "shiplint.artifacts.reading.worker" in a]
 print(json.dumps({"code": code, "lief": "lief" in sys.modules, "workers": len(workers)}))
 """
 
@@ -43,12 +43,14 @@ _READ_IN_PROCESS = """
 import json
 import sys
 from pathlib import Path
-from shiplint.artifacts.worker import IN_PROCESS
+from shiplint.artifacts.archive import open_artifact
+from shiplint.artifacts.reading import IN_PROCESS
 
-data = Path(sys.argv[1]).read_bytes()
-record = IN_PROCESS.binary(data, "member")
-pointers = IN_PROCESS.pointers(data, "member")
-print(json.dumps({"read": type(record).__name__, "lief": "lief" in sys.modules}))
+path = Path(sys.argv[1])
+with open_artifact(path.parent) as tree:
+    (read,) = IN_PROCESS.records(tree, [path.name]).values()
+    pointers = IN_PROCESS.pointers(tree, path.name)
+print(json.dumps({"read": type(read.record).__name__, "lief": "lief" in sys.modules}))
 """
 
 

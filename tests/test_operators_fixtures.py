@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.artifacts.inventory import read_inventory
-from shiplint.artifacts.lief_reader import read_relocated_pointers
+from shiplint.artifacts.reading.lief_reader import read_relocated_pointers
 from shiplint.engine import lint
 from shiplint.manifest.model import LibraryKind, Manifest, Ownership, Registry
 from shiplint.operators.artifact import read_operators

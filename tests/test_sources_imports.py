@@ -26,7 +26,7 @@ _NEVER = (
     "lief",
     "shiplint.artifacts.archive",
     "shiplint.artifacts.inventory",
-    "shiplint.artifacts.worker",
+    "shiplint.artifacts.reading.worker",
     "shiplint.artifacts.metadata",
     "shiplint.cmake_eval.evaluate",
     "shiplint.cmake_eval.run",

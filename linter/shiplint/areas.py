@@ -39,7 +39,7 @@ class Input(enum.Enum):
     SOURCES = "sources"
     # Each artifact's listing: members, platform, library placements, installed configs.
     LISTING = "listing"
-    # Each artifact's binaries read (in the lief worker) and their link graph resolved.
+    # Each artifact's binaries read (`shiplint.artifacts.reading`) and their link graph resolved.
     BINARIES = "binaries"
     # Configure runs of the configured CMake binaries.
     CMAKE = "cmake"

@@ -25,7 +25,7 @@ from shiplint.safetext import escape_text
 from shiplint.suggest import did_you_mean
 
 if TYPE_CHECKING:
-    from shiplint.artifacts.worker import BinaryReader
+    from shiplint.artifacts.reading import Reader
     from shiplint.config import Config
     from shiplint.report.model import Report
     from shiplint.request import Progress, RunRequest
@@ -384,22 +384,14 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
     )
     run = plan(request, rules_for(request), request.selection)
     progress = Progress(enabled=True if args.verbose else None)
-    # lief parses binaries in a worker process (a crash there costs one file, not the
-    # run), started only when a selected rule reads binaries, and, when the artifacts
-    # likely need lief (not Linux wheels alone, whose ELF files are read without it),
-    # before the CMakes are asked their versions and the manifest is read, so its
-    # start-up (lief's import, a second or so) overlaps those.
-    reading: contextlib.AbstractContextManager[BinaryReader | None] = contextlib.nullcontext()
+    # The binary reader is made only when a selected rule reads binaries, before the
+    # CMakes are asked their versions and the manifest is read, so that whatever it
+    # starts (`shiplint.artifacts.reading.session`) overlaps those.
+    reading: contextlib.AbstractContextManager[Reader | None] = contextlib.nullcontext()
     if run.reads(Input.BINARIES):
-        from shiplint.artifacts.worker import WorkerReader, lief_expected
+        from shiplint.artifacts.reading import opened
 
-        expect_lief = lief_expected(artifacts)
-        progress.step(
-            "starting the binary reader (lief, in a worker process)"
-            if expect_lief
-            else "starting the binary reader (ELF in this process, lief only if a file needs it)"
-        )
-        reading = WorkerReader(expect_lief=expect_lief)
+        reading = opened(artifacts, progress.step)
     with reading as reader:
         if run.reads(Input.CMAKE):
             try:
@@ -415,7 +407,7 @@ def _check_with(
     manifest_path: Path,
     config_fail_on: Severity | None,
     progress: Progress,
-    reader: BinaryReader | None,
+    reader: Reader | None,
 ) -> int:
     from shiplint.artifacts.kinds import ArtifactError
     from shiplint.engine import lint
@@ -455,7 +447,7 @@ def _check_with(
 def _diff(args: argparse.Namespace) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.artifacts.inputs import artifact_inputs
-    from shiplint.artifacts.worker import WorkerReader, lief_expected
+    from shiplint.artifacts.reading import opened
     from shiplint.config import load_config
     from shiplint.diff.compare import compare
     from shiplint.diff.read import NO_MANIFEST, read_side
@@ -476,8 +468,8 @@ def _diff(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     manifest = load_manifest(args.manifest) if args.manifest else NO_MANIFEST
     progress = Progress()
-    # One worker for both sides: lief is imported once.
-    with WorkerReader(expect_lief=lief_expected((*old, *new))) as reader:
+    # One reader for both sides: what it starts is started once.
+    with opened((*old, *new), progress.step) as reader:
         try:
             before = read_side(old, manifest, cmakes, reader, progress)
             after = read_side(new, manifest, cmakes, reader, progress)
@@ -502,7 +494,7 @@ def _diff(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from shiplint.artifacts.archive import ArtifactError
     from shiplint.artifacts.inputs import artifact_inputs
-    from shiplint.artifacts.worker import WorkerReader, lief_expected
+    from shiplint.artifacts.reading import opened
     from shiplint.config import load_config
     from shiplint.init.command import InitError, run_init
     from shiplint.request import Progress
@@ -525,10 +517,11 @@ def _init(args: argparse.Namespace) -> int:
         return _usage_error(str(exc))
     if not cmakes:
         return _usage_error("init evaluates the package config: give --cmake PATH (one per route)")
-    with WorkerReader(expect_lief=lief_expected(artifacts)) as reader:
+    progress = Progress()
+    with opened(artifacts, progress.step) as reader:
         try:
             result = run_init(
-                artifacts, cmakes, args.root, reader, Progress(), check_command=_check_command(args)
+                artifacts, cmakes, args.root, reader, progress, check_command=_check_command(args)
             )
         except (ArtifactError, InitError) as exc:
             return _usage_error(str(exc))

@@ -5,7 +5,7 @@ The handler first calls what the modules that start processes registered with
 namespaces of their own, out of reach of the terminal's signal), then raises
 `Interrupted` in the main thread. It imports nothing: a signal may arrive in the middle of
 an import. Raising unwinds the run normally: temporary directories are removed by the
-context managers that made them, and the lief worker is killed by its own.
+context managers that made them, and the binary reader's child process by its own.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 their inputs and runs them. Per artifact: the listing first (no binary parsed),
 then, only when an area needs them, the binary records and link graph (the
 inventory), which the artifact rules, the operator area and the link probe all
-read. Imports are local so a run that reads no binary never imports lief, and a
+read. Imports are local so a run that reads no binary never imports a binary reader, and a
 sources-only run never starts CMake.
 """
 
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from shiplint.areas import Model
     from shiplint.artifacts.listing import Listing
     from shiplint.artifacts.model import Inventory
+    from shiplint.artifacts.reading import Reader
     from shiplint.artifacts.tree import Tree
-    from shiplint.artifacts.worker import BinaryReader
     from shiplint.cmake_eval.model import ConfigModel, VersionModel
     from shiplint.include_closure.model import IncludeModel
     from shiplint.operators.model import OperatorRegistrations
@@ -52,12 +52,12 @@ def collect_models(
     manifest: Manifest,
     rules: Sequence[Rule[Any]],
     progress: Progress,
-    reader: BinaryReader | None = None,
+    reader: Reader | None = None,
 ) -> list[Model]:
-    """Every model the selected `rules` read. `reader` parses binaries (a started
-    `WorkerReader`, so its lief import overlaps the caller's work); without one, a
-    worker is started here when a built area needs binaries. Raises ManifestError
-    when a file the manifest names for the run is missing."""
+    """Every model the selected `rules` read. `reader` reads binaries (opened by the
+    caller, so that what it starts overlaps the caller's work); without one, one is
+    opened here when a built area needs binaries. Raises ManifestError when a file the
+    manifest names for the run is missing."""
     return _build(plan(request, rules, request.selection), request, manifest, progress, reader)
 
 
@@ -66,7 +66,7 @@ def area_models(
     manifest: Manifest,
     areas: Iterable[Area],
     progress: Progress,
-    reader: BinaryReader | None = None,
+    reader: Reader | None = None,
 ) -> list[Model]:
     """The models of `areas` the run can feed, for a reader of models rather than of
     findings (diff, init): it names what it reads, not rules that happen to read it."""
@@ -79,7 +79,7 @@ def _build(
     request: RunRequest,
     manifest: Manifest,
     progress: Progress,
-    reader: BinaryReader | None,
+    reader: Reader | None,
 ) -> list[Model]:
     if run.builds(CONFIG_SOURCE):
         from shiplint.manifest.errors import ManifestError
@@ -143,14 +143,13 @@ def _artifact_models(
     request: RunRequest,
     manifest: Manifest,
     progress: Progress,
-    reader: BinaryReader | None,
+    reader: Reader | None,
 ) -> list[Model]:
-    from shiplint.artifacts.worker import WorkerReader, lief_expected
+    from shiplint.artifacts.reading import opened
 
     if reader is not None or not run.reads(Input.BINARIES):
         return _each_artifact(run, request, manifest, progress, reader)
-    progress.step("starting the binary reader (lief, in a worker process, when a file needs it)")
-    with WorkerReader(expect_lief=lief_expected(request.artifacts)) as own:
+    with opened(request.artifacts, progress.step) as own:
         return _each_artifact(run, request, manifest, progress, own)
 
 
@@ -159,7 +158,7 @@ def _each_artifact(
     request: RunRequest,
     manifest: Manifest,
     progress: Progress,
-    reader: BinaryReader | None,
+    reader: Reader | None,
 ) -> list[Model]:
     """Open each artifact once (an unreadable one raises ArtifactError: exit 2), list it
     once, and hand the listing (and the inventory, when read) to every built area."""
@@ -190,7 +189,7 @@ def _areas_of_one_artifact(
     run: Plan,
     tree: Tree,
     listing: Listing,
-    reader: BinaryReader | None,
+    reader: Reader | None,
     request: RunRequest,
     manifest: Manifest,
     progress: Progress,
@@ -213,7 +212,7 @@ def _areas_of_one_artifact(
             else None
         )
         if run.reads(Input.BINARIES):
-            assert reader is not None  # a worker is started whenever binaries are read
+            assert reader is not None  # a reader is opened whenever binaries are read
             inventory = _inventory(tree, listing, reader, manifest, progress)
             if run.builds(ARTIFACTS):
                 models.append(inventory)
@@ -235,18 +234,13 @@ def _areas_of_one_artifact(
 
 
 def _inventory(
-    tree: Tree, listing: Listing, reader: BinaryReader, manifest: Manifest, progress: Progress
+    tree: Tree, listing: Listing, reader: Reader, manifest: Manifest, progress: Progress
 ) -> Inventory:
     """The artifact's binaries read once, and their link graph resolved once."""
     from shiplint.artifacts.inventory import read_inventory
-    from shiplint.artifacts.kept_reads import note_lief_reads_kept
 
     progress.step(f"reading the binaries of {tree.label}")
-    inventory = read_inventory(tree, manifest, reader, listing)
-    # When what lief read of it is all kept, the next run reading these archives need not
-    # start the lief worker up front.
-    note_lief_reads_kept(tree, (u.member for u in inventory.unreadable))
-    return inventory
+    return read_inventory(tree, manifest, reader, listing)
 
 
 def _config_artifact_models(
@@ -343,7 +337,7 @@ def _version_file_models(
 
 
 def _operator_models(
-    tree: Tree, inventory: Inventory, reader: BinaryReader, manifest: Manifest, progress: Progress
+    tree: Tree, inventory: Inventory, reader: Reader, manifest: Manifest, progress: Progress
 ) -> list[OperatorRegistrations]:
     """Registries and registered operators, from the inventory's binaries."""
     from shiplint.operators.artifact import read_operators

@@ -1,7 +1,7 @@
 """Where temporary files go: a memory-backed directory when the host has one.
 
 A CMake placeholder tree is thousands of empty files and a binary handed to the
-lief worker is megabytes: on a loaded disk creating and removing them costs
+binary reader's child process is megabytes: on a loaded disk creating and removing them costs
 seconds, in /dev/shm milliseconds. A TMPDIR the user set is where they want
 temporary files: it wins.
 """

@@ -3,7 +3,7 @@
 A process stopped from outside (SIGSTOP, a debugger) cannot finish: waiting for it
 to its time limit only delays the run by that limit. The waits watch the process
 and its children (CMake behind the launcher) and give up after HALT_GRACE seconds
-in the stopped state: CMake runs, `cmake --version`, the lief worker.
+in the stopped state: CMake runs, `cmake --version`, the binary reader's child process.
 """
 
 from __future__ import annotations

@@ -129,14 +129,14 @@ def cases(count: int, seed: int) -> Iterator[Case]:
         (
             "stop-worker",
             _lief_wheel,
-            _signal_child("shiplint.artifacts.worker", signal.SIGSTOP),
+            _signal_child("shiplint.artifacts.reading.worker", signal.SIGSTOP),
             (0, 1, 2),
             "file",
         ),
         (
             "kill-worker",
             _lief_wheel,
-            _signal_child("shiplint.artifacts.worker", signal.SIGKILL, 0.8),
+            _signal_child("shiplint.artifacts.reading.worker", signal.SIGKILL, 0.8),
             (0, 1, 2),
             "file",
         ),

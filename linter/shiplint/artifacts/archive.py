@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 # Inflated members kept for a second reader while an artifact is open.
 CACHE_BYTES = 128 * 1024 * 1024
 # What one `read` may hold in memory: a member larger than this is read by `copy_to`
-# into a file instead (the binary readers map it: `shiplint.artifacts.large`).
+# into a file instead (the binary readers map it: `shiplint.artifacts.reading.large`).
 DEFAULT_READ_LIMIT = 256 * 1024 * 1024
 # Binaries up to this size are read into memory; larger ones through a file.
 IN_MEMORY_BYTES = 64 * 1024 * 1024

@@ -1,7 +1,7 @@
 """Itanium C++ demangling through the C++ runtime's own `__cxa_demangle`, and base names.
 
-lief's free `demangle` needs its "extended" build and its Mach-O symbols do not
-demangle (their names carry the extra leading underscore), so one demangler
+The binary parser's own demangler needs its "extended" build and its Mach-O symbols do
+not demangle (their names carry the extra leading underscore), so one demangler
 serves every format: the one in the C++ runtime library the host already has
 (libstdc++ on Linux, libc++abi on macOS). Without one, names stay mangled and
 `demangle` returns None; matching by mangled name still works.

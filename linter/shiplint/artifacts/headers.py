@@ -1,7 +1,8 @@
-"""What a binary's own header says, read with `struct`, before (or instead of) lief.
+"""What a binary's own header says, read with `struct`, before (or instead of) parsing it.
 
-The magic numbers that tell the formats apart, the truncation checks lief does
-not make (it builds a partial binary from a cut file without complaint), and
+The magic numbers that tell the formats apart, the truncation checks the parser of
+the reading stack does not make (it builds a partial binary from a cut file without
+complaint), and
 `sniff`: the OS and architecture of a binary from its first bytes, which is how an
 artifact without a wheel tag gets its platform without parsing anything.
 """
@@ -22,7 +23,7 @@ MACHO_MAGICS = frozenset(
         b"\xce\xfa\xed\xfe",
         b"\xfe\xed\xfa\xcf",
         b"\xcf\xfa\xed\xfe",
-        b"\xca\xfe\xba\xbe",  # universal (also a Java class file; lief tells them apart)
+        b"\xca\xfe\xba\xbe",  # universal (also a Java class file; the parser tells them apart)
         b"\xbe\xba\xfe\xca",
     }
 )
@@ -30,7 +31,7 @@ _UNIVERSAL = (b"\xca\xfe\xba\xbe", b"\xbe\xba\xfe\xca")
 # How many leading bytes `sniff` needs: a PE header sits after the DOS stub.
 SNIFF_BYTES = 4096
 
-# e_machine, Mach-O cputype and PE machine numbers, spelled as lief's reader spells them.
+# e_machine, Mach-O cputype and PE machine numbers, spelled as the binary records spell them.
 _ELF_MACHINES = {
     62: "x86_64",
     183: "aarch64",
@@ -80,7 +81,7 @@ def _arch(table: dict[int, str], number: int) -> str:
 def elf_truncation(data: bytes | mmap.mmap) -> str | None:
     """Why the ELF file is cut short, read from its own header, or None when it is whole.
 
-    lief builds a partial binary from a truncated file without complaint; a
+    The parser builds a partial binary from a truncated file without complaint; a
     library whose dynamic section is cut off would then look like one with no
     dependencies, which is a wrong fact rather than an unreadable file.
     """

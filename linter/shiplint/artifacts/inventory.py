@@ -10,17 +10,11 @@ ones and check their linkage). Not read: Python files, data, configs.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator
-
-from shiplint.artifacts.archive import MemberError, ZipTree
+from shiplint.artifacts.archive import ZipTree
 from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.copies import place_with_copies, sibling_key
-from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.import_library import import_libraries
 from shiplint.artifacts.integrity import Problem
-from shiplint.artifacts.kept_reads import keep_record, kept_record, member_fingerprint
-from shiplint.artifacts.large import IN_MEMORY_BYTES, read_large
 from shiplint.artifacts.linkage import link_graph
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.metadata import read_metadata
@@ -28,9 +22,9 @@ from shiplint.artifacts.model import Inventory, Unreadable
 from shiplint.artifacts.placement import is_shared_object_name
 from shiplint.artifacts.platform import artifact_platform
 from shiplint.artifacts.prefix import PrefixTree
+from shiplint.artifacts.reading import IN_PROCESS, Reader
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.tree import Tree
-from shiplint.artifacts.worker import IN_PROCESS, BinaryReader
 from shiplint.manifest.model import Manifest
 
 
@@ -57,89 +51,31 @@ def list_artifact(tree: Tree, manifest: Manifest) -> Listing:
 def read_inventory(
     tree: Tree,
     manifest: Manifest,
-    reader: BinaryReader = IN_PROCESS,
+    reader: Reader = IN_PROCESS,
     listing: Listing | None = None,
 ) -> Inventory:
     """The whole inventory; `listing` when the caller already listed the tree."""
     listing = listing or list_artifact(tree, manifest)
-    records: dict[str, BinaryRecord] = {}
-    unreadable: dict[str, Unreadable] = {}
-    digests: dict[str, bytes] = {}
-    # The fingerprint (and copy digest) of each member the struct reader declined.
-    declined: dict[str, tuple[bytes, bytes | None]] = {}
-
-    def staged() -> Iterator[tuple[str, bytes]]:
-        """Every binary to read, each member once: the ones read before (by either reader:
-        `kept_reads`) or that the struct ELF reader reads are recorded here, the others'
-        bytes are yielded for the reader; unreadable ones noted."""
-        wanted = [m for m in listing.members if is_shared_object_name(m)]
-        wanted += [p.member for p in listing.libraries if p.member is not None]
-        members = list(dict.fromkeys(wanted))
-        # Only a member with a version sibling can be a copy of one: the others' bytes
-        # (most of a wheel's) are not hashed.
-        siblings = _with_siblings(members)
-        for member in members:
-            fingerprint = member_fingerprint(tree, member)
-            kept = None
-            if fingerprint is not None:
-                kept = kept_record(fingerprint, member) or kept_record(
-                    fingerprint, member, by_lief=True
-                )
-            known = kept.record if kept is not None else None
-            if isinstance(known, BinaryError):
-                unreadable[member] = Unreadable(member, known.reason)
-                continue
-            # A sibling's kept record stands for its read only with the digest it is compared by.
-            if kept is not None and known and (kept.digest is not None or member not in siblings):
-                records[member] = known
-                if kept.digest is not None and member in siblings:
-                    digests[member] = kept.digest
-                continue
-            try:
-                if tree.size(member) > IN_MEMORY_BYTES:
-                    large = read_large(tree, member, member, member in siblings)
-                    record, digest = large.record, large.digest
-                    if digest is not None:
-                        digests[member] = digest
-                    # Neither struct reader is sure of it: lief reads it whole after all.
-                    data = b"" if record is not None else tree.read(member, tree.size(member))
-                else:
-                    data = tree.read(member)
-                    digest = None
-                    if member in siblings:
-                        digest = digests[member] = hashlib.blake2b(data, digest_size=16).digest()
-                    record = read_elf(data, member)
-            except MemberError as exc:
-                unreadable[member] = Unreadable(member, exc.reason)
-                continue
-            if record is None:
-                if fingerprint is not None:
-                    declined[member] = (fingerprint, digest)
-                yield member, data
-                continue
-            records[member] = record
-            if fingerprint is not None:
-                keep_record(fingerprint, record, digest)
-
-    # The reader parses (with lief) what the struct reader declined here; what it reads
-    # is kept like the struct reader's records (never an error: see `kept_reads`).
-    for member, result in reader.binaries(staged(), struct_declined=True):
-        if isinstance(result, BinaryError):
-            unreadable[member] = Unreadable(member, result.reason)
-        else:
-            records[member] = result
-        if member in declined:
-            fingerprint, digest = declined[member]
-            keep_record(fingerprint, result, digest, by_lief=True)
-    kept = {p.member for p in listing.libraries if p.member is not None}
-    copies = _copies(digests, records, kept)
+    wanted = [m for m in listing.members if is_shared_object_name(m)]
+    wanted += [p.member for p in listing.libraries if p.member is not None]
+    # Only a member with a version sibling can be a copy of one: the others' bytes (most
+    # of a wheel's) are not hashed.
+    reads = reader.records(tree, wanted, digested=_with_siblings(wanted))
+    records = {m: r.record for m, r in reads.items() if isinstance(r.record, BinaryRecord)}
+    digests = {m: r.digest for m, r in reads.items() if r.digest is not None}
+    placed = {p.member for p in listing.libraries if p.member is not None}
+    copies = _copies(digests, records, placed)
     copied = {copy for copy, _ in copies}
     binaries = tuple(records[m] for m in sorted(records) if m not in copied)
     return Inventory(
         listing=listing,
         binaries=binaries,
         links=link_graph(listing, binaries, manifest.externals),
-        unreadable=tuple(unreadable[m] for m in sorted(unreadable)),
+        unreadable=tuple(
+            Unreadable(m, r.record.reason)
+            for m, r in sorted(reads.items())
+            if isinstance(r.record, BinaryError)
+        ),
         copies=copies,
         metadata=read_metadata(tree, listing.members),
         import_libraries=(
@@ -164,7 +100,7 @@ def _integrity(tree: Tree) -> tuple[tuple[str, Problem], ...]:
 def _with_siblings(members: list[str]) -> set[str]:
     """The members that share their directory and stem with another one."""
     groups: dict[tuple[str, str], list[str]] = {}
-    for member in members:
+    for member in dict.fromkeys(members):
         groups.setdefault(sibling_key(member), []).append(member)
     return {m for group in groups.values() if len(group) > 1 for m in group}
 

@@ -4,7 +4,7 @@
 binary records and the resolved link graph. The SL3xx rules read it whole; the
 operator area and the link probe read its records and links instead of parsing
 or walking anything again. Built by `shiplint.artifacts.inventory.read_inventory`.
-Frozen, no lief, no archive members.
+Frozen, no parser, no archive members.
 """
 
 from __future__ import annotations

@@ -2,13 +2,14 @@
 
 Never the host shiplint runs on: an install tree unpacked from a macOS wheel is a
 macOS artifact on a Linux CI runner too. The headers are read with `struct`
-(`headers.sniff`), so knowing the platform parses no binary and starts no lief.
+(`headers.sniff`), so knowing the platform parses no binary.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.headers import SNIFF_BYTES, sniff
@@ -39,3 +40,9 @@ def artifact_platform(tree: Tree, members: Iterable[str]) -> tuple[Platform | No
     if not seen:
         return None, UNKNOWN
     return seen.most_common(1)[0][0], BINARIES
+
+
+def linux_wheel(path: Path) -> bool:
+    """Whether `path` is named as a wheel tagged for Linux alone (its binaries are ELF)."""
+    platforms = path.stem.rsplit("-", 1)[-1].split(".")
+    return path.suffix == ".whl" and all("linux" in platform for platform in platforms)

@@ -1,7 +1,7 @@
-"""Relocated pointers: what operator tables are read from, free of lief.
+"""Relocated pointers: what operator tables are read from, free of any parser.
 
-`shiplint.artifacts.lief_reader` finds the relocations and the loaded regions; this
-module holds the result and the address arithmetic over the image.
+The reading stack (`shiplint.artifacts.reading`) finds the relocations and the loaded
+regions; this module holds the result and the address arithmetic over the image.
 """
 
 from __future__ import annotations

@@ -169,6 +169,14 @@ class PrefixTree:
         return self._members.get(name, (self._primary, name))
 
 
+def member_fingerprint(tree: Tree, member: str) -> bytes | None:
+    """The member's fingerprint (`ArtifactTree.fingerprint`), or None when its tree has
+    none (a tar, a directory, a tree of another kind). Raises MemberError."""
+    if isinstance(tree, (ArtifactTree, PrefixTree)):
+        return tree.fingerprint(member)
+    return None
+
+
 def _data_dir(tree: Tree) -> str | None:
     """The wheel's `<name>-<version>.data` directory, named from its file name."""
     fields = _wheel_fields(Path(tree.label))

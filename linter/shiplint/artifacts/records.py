@@ -1,7 +1,7 @@
 """The records the rules read of one binary: format, architectures, linkage, symbols.
 
-Frozen, free of lief: `shiplint.artifacts.lief_reader` fills them in (in the worker
-process), and they are pickled back to the parent as they are.
+Frozen, free of any parser: the reading stack (`shiplint.artifacts.reading`) fills them
+in, also in a child process, to which they are pickled back as they are.
 """
 
 from __future__ import annotations
@@ -199,6 +199,6 @@ class BinaryError:
 
     name: str
     reason: str
-    # The reason is about this reading (the worker crashed or stalled, an exception inside
-    # lief), not the bytes alone: a later reading may answer otherwise, so it is never kept.
+    # The reason is about this reading (the reading process crashed or stalled, an exception
+    # inside the parser), not the bytes alone: a later reading may answer otherwise, so it is never kept.
     transient: bool = field(default=False, compare=False)

@@ -1,7 +1,7 @@
 """Rules of the artifacts area (SL3xx): what a built wheel or install tree actually ships.
 
 Every rule reads one `Inventory` (see `shiplint.artifacts.model`); none sees
-lief or archive members. Linkage questions are answered by the inventory's link
+a parser or archive members. Linkage questions are answered by the inventory's link
 graph (`Inventory.links`), resolved once on each binary's own OS's terms.
 """
 

@@ -1,7 +1,7 @@
 """Read each side of a diff through the check's own pipeline, with one binary reader.
 
 A diff is two checks' reading and no rule: the artifact area (every shared object,
-read once in the lief worker), with a manifest that names a registry the operator
+read once through `shiplint.artifacts.reading`), with a manifest that names a registry the operator
 area (each library's kernel tables), and with CMakes and a manifest the installed
 config's evaluation per route. Nothing here opens a file itself.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shiplint.areas import ARTIFACTS, CONFIG_ARTIFACT, OPERATORS
-from shiplint.artifacts.worker import BinaryReader
+from shiplint.artifacts.reading import Reader
 from shiplint.manifest.model import Manifest, bare_manifest
 from shiplint.request import Progress, RunRequest
 from shiplint.snapshot import Snapshot, artifact_snapshots
@@ -26,7 +26,7 @@ def read_side(
     artifacts: Sequence[Path],
     manifest: Manifest,
     cmakes: Sequence[str],
-    reader: BinaryReader,
+    reader: Reader,
     progress: Progress,
     cmake_timeout: float | None = None,
 ) -> list[Snapshot]:

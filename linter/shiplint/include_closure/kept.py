@@ -38,7 +38,7 @@ def closure_key(
     section: Headers,
 ) -> bytes | None:
     """What this closure is keyed by, or None when a header has no fingerprint."""
-    from shiplint.artifacts.kept_reads import member_fingerprint
+    from shiplint.artifacts.prefix import member_fingerprint
 
     digest = hashlib.sha256()
     for member in headers:

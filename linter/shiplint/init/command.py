@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from shiplint.artifacts.worker import BinaryReader
+from shiplint.artifacts.reading import Reader
 from shiplint.init.decide import decide
 from shiplint.init.facts import gather
 from shiplint.init.model import InitError
@@ -33,7 +33,7 @@ def run_init(
     artifacts: Sequence[Path],
     cmakes: Sequence[str],
     root: Path | None,
-    reader: BinaryReader,
+    reader: Reader,
     progress: Progress,
     timeout: float | None = None,
     check_command: str = "",

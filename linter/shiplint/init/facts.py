@@ -26,8 +26,8 @@ from pathlib import Path
 from shiplint.areas import ARTIFACTS, CONFIG_ARTIFACT, Area
 from shiplint.artifacts.kinds import ArtifactKind
 from shiplint.artifacts.model import EntryKind, Inventory, Resolution, SearchEntry
+from shiplint.artifacts.reading import Reader
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord
-from shiplint.artifacts.worker import BinaryReader
 from shiplint.cmake_eval.cmake_binary import identify
 from shiplint.cmake_eval.model import ConfigEvaluation
 from shiplint.init.model import ArtifactFacts, ConfigFacts, Facts, InitError, Shipped, Trial
@@ -63,7 +63,7 @@ def _collect(
     manifest: Manifest,
     cmakes: Sequence[str],
     areas: tuple[Area, ...],
-    reader: BinaryReader | None,
+    reader: Reader | None,
     progress: Progress,
     timeout: float | None,
 ) -> list[object]:
@@ -82,7 +82,7 @@ def _collect(
 def gather(
     artifacts: Sequence[Path],
     cmakes: Sequence[str],
-    reader: BinaryReader,
+    reader: Reader,
     progress: Progress,
     timeout: float | None = None,
 ) -> Facts:
@@ -115,7 +115,7 @@ def _evaluations(
     artifacts: Sequence[Path],
     manifest: Manifest,
     cmakes: Sequence[str],
-    reader: BinaryReader,
+    reader: Reader,
     progress: Progress,
     timeout: float | None,
 ) -> dict[str, tuple[ConfigEvaluation, ...]]:

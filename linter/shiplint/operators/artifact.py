@@ -3,11 +3,9 @@
 Called from `shiplint.pipeline` with the artifact's inventory: the binaries, their
 placement as manifest libraries, the platform and the NEEDED closures all come from
 it, so this area and the artifact rules see the same loader. What it reads itself is
-each binary's relocated pointers (kernel tables): kept from an earlier run that read
-the same member (`shiplint.artifacts.kept_reads`, whichever reader read it), else by the
-struct ELF reader here, else through the worker's lief. Reads nothing
-when the manifest names no registry (without one, no library can be said to register
-anything).
+each binary's relocated pointers (kernel tables), through the reading stack
+(`shiplint.artifacts.reading`). Reads nothing when the manifest names no registry
+(without one, no library can be said to register anything).
 """
 
 from __future__ import annotations
@@ -25,23 +23,21 @@ from shiplint.operators.registries import LinkFacts
 
 if TYPE_CHECKING:
     from shiplint.artifacts.model import Inventory
-    from shiplint.artifacts.pointers import RelocatedPointers
+    from shiplint.artifacts.reading import Reader
     from shiplint.artifacts.records import BinaryRecord
     from shiplint.artifacts.tree import Tree
-    from shiplint.artifacts.worker import BinaryReader
 
 
 def read_operators(
     tree: Tree,
     artifact: Inventory,
     manifest: Manifest,
-    reader: BinaryReader | None = None,
+    reader: Reader | None = None,
 ) -> list[OperatorRegistrations]:
     if not manifest.registries:
         return []
-    from shiplint.artifacts.archive import MemberError
+    from shiplint.artifacts.reading import IN_PROCESS
     from shiplint.artifacts.records import FileType
-    from shiplint.artifacts.worker import IN_PROCESS
 
     loadable = (FileType.SHARED_LIBRARY, FileType.BUNDLE, FileType.EXECUTABLE)
     inputs: list[BinaryInput] = []
@@ -50,38 +46,12 @@ def read_operators(
             continue
         facts = link_facts(artifact, record, manifest)
         library = artifact.library_of(record.name)
-        try:
-            pointers = _pointers(tree, record.name, reader or IN_PROCESS)
-        except MemberError as exc:
-            inputs.append(BinaryInput(facts, library, None, exc.reason))
-            continue
+        pointers = (reader or IN_PROCESS).pointers(tree, record.name)
         if pointers.unreadable is not None:
             inputs.append(BinaryInput(facts, library, None, pointers.unreadable))
         else:
             inputs.append(BinaryInput(facts, library, pointers))
     return [collect(artifact.label, artifact.location(), artifact.platform, manifest, inputs)]
-
-
-def _pointers(tree: Tree, member: str, reader: BinaryReader) -> RelocatedPointers:
-    """The member's relocated pointers: kept from a run that read the same bytes, else read
-    by the struct ELF reader here, else by the reader's lief (either kept, unless
-    unreadable). Raises MemberError."""
-    from shiplint.artifacts.elf_reader import read_elf_pointers
-    from shiplint.artifacts.kept_reads import keep_pointers, kept_pointers, member_fingerprint
-
-    fingerprint = member_fingerprint(tree, member)
-    if fingerprint is not None:
-        kept = kept_pointers(fingerprint) or kept_pointers(fingerprint, by_lief=True)
-        if kept is not None:
-            return kept
-    data = tree.read(member)
-    pointers = read_elf_pointers(data)
-    by_lief = pointers is None
-    if pointers is None:
-        pointers = reader.pointers(data, member, struct_declined=True)
-    if fingerprint is not None:
-        keep_pointers(fingerprint, pointers, by_lief=by_lief)
-    return pointers
 
 
 def link_facts(artifact: Inventory, record: BinaryRecord, manifest: Manifest) -> LinkFacts:

@@ -22,7 +22,7 @@ OPERATOR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*(\.[A
 
 
 class PointerImage(Protocol):
-    """What `shiplint.artifacts.pointers.RelocatedPointers` provides (read without lief here)."""
+    """What `shiplint.artifacts.pointers.RelocatedPointers` provides (read without a parser here)."""
 
     @property
     def word_size(self) -> int: ...

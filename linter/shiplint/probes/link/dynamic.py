@@ -19,14 +19,14 @@ class Dynamic:
 
 def read_dynamic(path: Path) -> Dynamic | str:
     """The NEEDED and RUNPATH entries of the binary at `path`, or why they cannot be read."""
+    from shiplint.artifacts.reading import read_binary
     from shiplint.artifacts.records import BinaryError
-    from shiplint.artifacts.worker import IN_PROCESS
 
     try:
         data = path.read_bytes()
     except OSError as exc:
         return f"cannot read {path.name}: {exc.strerror or exc}"
-    record = IN_PROCESS.binary(data, path.name)
+    record = read_binary(data, path.name)
     if isinstance(record, BinaryError):
         return f"{record.name}: {record.reason}"
     return Dynamic(record.needed, record.runpath or record.rpath)

@@ -1,24 +1,24 @@
-"""Binaries parsed by lief in a child process, so that a crash inside lief costs one file, not the run.
+"""The reading stack's bottom layer: binaries parsed by lief in a child process, so that
+a crash inside lief costs one file, not the run.
 
 lief is native code reading hostile input: a Python exception becomes an
 unreadable-binary fact in `lief_reader.py`, but a segmentation fault would end the
 whole process. The pipeline therefore has each binary lief reads read by a worker
-process (`python -m shiplint.artifacts.worker`). If the worker dies while it holds a
+process (`python -m shiplint.artifacts.reading.worker`). If the worker dies while it holds a
 file, that file is reported unreadable with the signal, and a new worker takes the
 next one. The worker starts importing lief as soon as it is spawned (most of its cost:
 0.6 s to a second for lief 0.16 and later), so that import overlaps the parent's
 reading of the archive.
 
-An ELF file `elf_reader` is sure of never reaches the worker: that reader is plain
-Python over the file's bytes (no native code to crash), and reading in this process
-costs less than starting a worker at all (an interpreter's start-up alone is 0.3-0.4 s
-on the 2-core machine, the 1.5.1 Linux wheel's 19 ELF files read in about 0.1 s). The
-worker is started when the first file needs lief, or at once when the caller expects
-lief to be needed (`lief_expected`: not for Linux wheels, nor for wheels whose lief
-reads are all kept in the user cache): a wrong guess costs only a later start, never a
-different answer.
-The worker reads what it is sent with lief directly: the parent has already had
-`elf_reader` decline it, and a second try would only cost the parse again.
+Only what the layer above (`by_struct`) declines reaches the worker: an ELF file
+`elf_reader` is sure of is read in the parent, plain Python over the file's bytes (no
+native code to crash), which costs less than starting a worker at all (an
+interpreter's start-up alone is 0.3-0.4 s on the 2-core machine, the 1.5.1 Linux
+wheel's 19 ELF files read in about 0.1 s). So the worker reads what it is sent with
+lief directly: a second try of the struct reader would only cost the parse again. It
+is started when the first file needs lief, or at once when its owner expects lief to be
+needed (`expect_lief`, decided by `shiplint.artifacts.reading.session`): a wrong guess
+costs only a later start, never a different answer.
 
 A binary is handed over as a file in a memory-backed temporary directory, not
 through the pipe: the parent writes it once, the worker reads it once, and no
@@ -48,9 +48,8 @@ from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
-from shiplint.artifacts import elf_reader
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.scratch import scratch_dir
@@ -70,92 +69,12 @@ IN_FLIGHT_BYTES = 256 << 20
 IN_FLIGHT_FILES = 64
 
 
-class BinaryReader(Protocol):
-    """How the artifact and operator areas read binaries: in process, or in a worker.
-    `struct_declined`: the caller already had `elf_reader` decline these files, so they
-    go to lief directly."""
-
-    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError: ...
-
-    def binaries(
-        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
-    ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
-        """(name, record) per (name, bytes), in order; `items` is consumed as it goes."""
-        ...
-
-    def pointers(
-        self, data: bytes, name: str, *, struct_declined: bool = False
-    ) -> RelocatedPointers: ...
-
-
-class InProcess:
-    """Parse in this process (tests, and the link probe's own freshly built consumers)."""
-
-    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
-        from shiplint.artifacts.lief_reader import read_binary
-
-        return read_binary(data, name)
-
-    def binaries(
-        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
-    ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
-        from shiplint.artifacts.lief_reader import read_binary
-
-        for name, data in items:
-            yield name, read_binary(data, name, struct_declined=struct_declined)
-
-    def pointers(
-        self, data: bytes, name: str, *, struct_declined: bool = False
-    ) -> RelocatedPointers:
-        from shiplint.artifacts.lief_reader import read_relocated_pointers
-
-        return read_relocated_pointers(data, struct_declined=struct_declined)
-
-
-IN_PROCESS = InProcess()
-
-
-def lief_expected(artifacts: Iterable[Path]) -> bool:
-    """Whether reading these artifacts will likely need lief: False when every one is a
-    wheel tagged for Linux alone (its binaries are ELF, read without lief), or a wheel
-    whose last reading kept every file lief read (`kept_reads.lief_reads_kept`)."""
-    others = []
-    for path in artifacts:
-        if path.suffix != ".whl":
-            return True
-        if not linux_wheel(path):
-            others.append(path)
-    if not others:
-        return False
-    from shiplint.artifacts.kept_reads import lief_reads_kept
-
-    return not lief_reads_kept(others)
-
-
-def linux_wheel(path: Path) -> bool:
-    """Whether `path` is named as a wheel tagged for Linux alone (its binaries are ELF)."""
-    platforms = path.stem.rsplit("-", 1)[-1].split(".")
-    return path.suffix == ".whl" and all("linux" in platform for platform in platforms)
-
-
-def _read_here(kind: str, data: bytes, name: str, struct_declined: bool) -> object | None:
-    """The answer read without lief (an ELF file `elf_reader` is sure of), or None: the
-    worker's lief reads it."""
-    if struct_declined:
-        return None
-    if kind == "binary":
-        return elf_reader.read_elf(data, name)
-    return elf_reader.read_elf_pointers(data)
-
-
 @dataclass(frozen=True)
 class _Request:
     kind: str  # "binary" or "pointers"
     name: str
-    path: str  # the staged file ("" when read here)
+    path: str  # the staged file
     size: int
-    # The answer when it was read in this process, not sent to the worker.
-    here: object | None = None
 
 
 class WorkerReader:
@@ -168,7 +87,7 @@ class WorkerReader:
         *,
         expect_lief: bool = True,
     ) -> None:
-        self._argv = list(argv or [sys.executable, "-m", "shiplint.artifacts.worker"])
+        self._argv = list(argv or [sys.executable, "-m", "shiplint.artifacts.reading.worker"])
         self._process: subprocess.Popen[bytes] | None = None
         self._timeout = timeout
         self._expect_lief = expect_lief
@@ -191,18 +110,17 @@ class WorkerReader:
         return record
 
     def binaries(
-        self, items: Iterable[tuple[str, bytes]], *, struct_declined: bool = False
+        self, items: Iterable[tuple[str, bytes]]
     ) -> Generator[tuple[str, BinaryRecord | BinaryError], None, None]:
-        for request, answer in self._answers("binary", items, struct_declined):
+        """(name, record) per (name, bytes), in order; `items` is consumed as it goes."""
+        for request, answer in self._answers("binary", items):
             if isinstance(answer, str):
                 yield request.name, BinaryError(request.name, answer, transient=True)
             else:
                 yield request.name, answer
 
-    def pointers(
-        self, data: bytes, name: str, *, struct_declined: bool = False
-    ) -> RelocatedPointers:
-        ((_, answer),) = self._answers("pointers", [(name, data)], struct_declined)
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        ((_, answer),) = self._answers("pointers", [(name, data)])
         if isinstance(answer, str):
             return unreadable_pointers(answer, transient=True)
         return answer  # type: ignore[no-any-return]
@@ -229,37 +147,30 @@ class WorkerReader:
         self.close()
 
     def _answers(
-        self, kind: str, items: Iterable[tuple[str, bytes]], struct_declined: bool = False
+        self, kind: str, items: Iterable[tuple[str, bytes]]
     ) -> Iterator[tuple[_Request, Any]]:
         """Each item staged and requested as it comes, answers in order: the worker's, or a
         reason string when the worker died or stalled holding that file."""
         waiting: deque[_Request] = deque()
         try:
             for name, data in items:
-                here = _read_here(kind, data, name, struct_declined)
-                if here is not None:
-                    waiting.append(_Request(kind, name, "", 0, here))
-                else:
-                    waiting.append(self._stage(kind, name, data))
-                    self._send(waiting[-1])
-                # Answers go out in order: one read here waits for the worker's before it.
+                waiting.append(self._stage(kind, name, data))
+                self._send(waiting[-1])
                 while waiting and (
-                    waiting[0].here is not None
-                    or len(waiting) >= IN_FLIGHT_FILES
+                    len(waiting) >= IN_FLIGHT_FILES
                     or (len(waiting) > 1 and sum(r.size for r in waiting) > IN_FLIGHT_BYTES)
                 ):
                     yield self._answer(waiting)
             while waiting:
                 yield self._answer(waiting)
         finally:
-            if any(request.here is None for request in waiting):
+            if waiting:
                 # Abandoned with requests unanswered: their answers must never be read as
                 # a later request's, so this worker goes.
                 if self._process is not None:
                     self._reap(self._process)
                 for request in waiting:
-                    if request.here is None:
-                        _unlink(request.path)
+                    _unlink(request.path)
 
     def _stage(self, kind: str, name: str, data: bytes) -> _Request:
         if self._staging is None:
@@ -284,14 +195,11 @@ class WorkerReader:
         """The answer to the oldest request. When the worker died or stalled on it, that
         file gets the reason, and a fresh worker is sent every later request again."""
         request = waiting.popleft()
-        if request.here is not None:
-            return request, request.here
         answer = self._receive()
         _unlink(request.path)
         if isinstance(answer, _Failure):
             for later in waiting:
-                if later.here is None:
-                    self._send(later)
+                self._send(later)
             return request, answer.reason
         return request, answer
 
@@ -428,7 +336,7 @@ def _read_exactly(fd: int, count: int, deadline: float, halt: Halt | None = None
 
 def main() -> int:
     # lief first: its import is most of a worker's start-up and overlaps the parent's work.
-    from shiplint.artifacts import lief_reader
+    from shiplint.artifacts.reading import lief_reader
 
     lief_reader.preload()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -449,11 +357,11 @@ def main() -> int:
             else:
                 _send(stdout, unreadable_pointers(reason, transient=True))
             continue
-        # The parent sends only what `elf_reader` declined there: lief reads it directly.
+        # The parent sends only what its struct readers declined: lief reads it directly.
         if kind == "binary":
-            _send(stdout, lief_reader.read_binary(data, name, struct_declined=True))
+            _send(stdout, lief_reader.read_binary(data, name))
         else:
-            _send(stdout, lief_reader.read_relocated_pointers(data, struct_declined=True))
+            _send(stdout, lief_reader.read_relocated_pointers(data))
 
 
 if __name__ == "__main__":

@@ -607,7 +607,7 @@ class _Elf:
 def read_elf(data: bytes | mmap.mmap, name: str) -> BinaryRecord | None:
     """The record lief_reader's lief path gives this ELF file, or None when the file is
     not consistent enough to be sure of it (then ask lief). `data` may be a mapping of a
-    file too large to hold (`shiplint.artifacts.large`): only the pages read are loaded."""
+    file too large to hold (`shiplint.artifacts.reading.large`): only the pages read are loaded."""
     if data[: len(ELF_MAGIC)] != ELF_MAGIC:
         return None
     try:

@@ -2,14 +2,16 @@
 
 `read_binary(data, name) -> BinaryRecord | BinaryError` reads ELF, Mach-O and PE
 (and `!<arch>` static archives, which lief does not parse, through
-`static_archive`) from bytes. An ELF file goes to `elf_reader` first, which gives the
-same record without lief; lief reads it only when that reader is not sure of the file. Only what the rules need is parsed: the dynamic
+`static_archive`) from bytes. What reaches it was declined by the struct readers
+(`shiplint.artifacts.reading.by_struct`), so it reads with lief directly; only an
+archive's objects go to `elf_reader` first. Only what the rules need is parsed: the dynamic
 section, the dynamic symbol table, load commands, imports/exports; no relocations,
 no static symbol table, no resources. `read_relocated_pointers` reads the
 relocations too, for the operator tables. lief's API changes between releases stay
 in this file. lief is imported on the first call that needs it, so a run that reads
-no binary, or only ELF files `elf_reader` is sure of, never loads it; the pipeline
-calls lief only inside the worker process (`shiplint.artifacts.worker`).
+no binary, or only ELF files `elf_reader` is sure of, never loads it; a run reads
+with it only inside the worker process (`shiplint.artifacts.reading.worker`), tests
+and the link probe's own consumers in this one (`InProcess`).
 
 Every failure on one file, including an exception inside lief, becomes a
 `BinaryError` for that file: never a crash of the run.
@@ -20,10 +22,10 @@ from __future__ import annotations
 import functools
 import io
 import warnings
+from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
-from shiplint.artifacts.elf_reader import read_elf, read_elf_pointers
 from shiplint.artifacts.headers import (
     AR_MAGICS,
     ELF_MAGIC,
@@ -31,8 +33,10 @@ from shiplint.artifacts.headers import (
     elf_truncation,
     macho_problem,
 )
-from shiplint.artifacts.macho_reader import two_level_import
 from shiplint.artifacts.pointers import Image, Region, RelocatedPointers, unreadable_pointers
+from shiplint.artifacts.reading.elf_reader import read_elf
+from shiplint.artifacts.reading.macho_reader import two_level_import
+from shiplint.artifacts.reading.static_archive import read_archive
 from shiplint.artifacts.records import (
     BinaryError,
     BinaryFormat,
@@ -43,7 +47,6 @@ from shiplint.artifacts.records import (
     SymbolKind,
     SymbolRecord,
 )
-from shiplint.artifacts.static_archive import read_archive
 from shiplint.platforms import normalise_arch
 
 # Mach-O n_desc flag: the definition is weak (coalesced by the loader). A reference's
@@ -65,12 +68,25 @@ def preload() -> None:
     _lief()
 
 
-def read_binary(
-    data: bytes, name: str, *, struct_declined: bool = False
-) -> BinaryRecord | BinaryError:
-    """Read one binary from its bytes. Never raises for bad input. `struct_declined`: the
-    caller already had `elf_reader` decline this file (the worker's files), so an ELF file
-    goes straight to lief instead of being parsed by that reader a second time."""
+class InProcess:
+    """lief in this process, as the layer below the struct readers (tests, and the link
+    probe's own freshly built consumers)."""
+
+    def binaries(
+        self, items: Iterable[tuple[str, bytes]]
+    ) -> Iterator[tuple[str, BinaryRecord | BinaryError]]:
+        for name, data in items:
+            yield name, read_binary(data, name)
+
+    def binary(self, data: bytes, name: str) -> BinaryRecord | BinaryError:
+        return read_binary(data, name)
+
+    def pointers(self, data: bytes, name: str) -> RelocatedPointers:
+        return read_relocated_pointers(data)
+
+
+def read_binary(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    """Read one binary from its bytes with lief. Never raises for bad input."""
     head = data[:8]
     if not data:
         return BinaryError(name, "empty file (0 bytes)")
@@ -80,14 +96,13 @@ def read_binary(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head.startswith(ELF_MAGIC):
-                by_struct = None if struct_declined else read_elf(data, name)
-                return by_struct or _read_elf(data, name)
+                return _read_elf(data, name)
             if head[:4] in MACHO_MAGICS:
                 return _read_macho(data, name)
             if head.startswith(b"MZ"):
                 return _read_pe(data, name)
             if head in AR_MAGICS:
-                return read_archive(data, name, read_binary)
+                return read_archive(data, name, _archive_object)
     # lief raises its own error types, and some inputs reach plain ValueError,
     # TypeError or RuntimeError inside its bindings; any of them is a fact about
     # this one file, so the run goes on and the rules report it.
@@ -98,6 +113,11 @@ def read_binary(
     return BinaryError(
         name, f"not a binary: starts with {data[:4]!r}, no ELF, Mach-O, PE or ar magic"
     )
+
+
+def _archive_object(data: bytes, name: str) -> BinaryRecord | BinaryError:
+    """An archive's object: read as a wheel's member is, the struct reader first."""
+    return (read_elf(data, name) if data.startswith(ELF_MAGIC) else None) or read_binary(data, name)
 
 
 def _text(value: str | bytes) -> str:
@@ -435,9 +455,9 @@ def _read_pe(data: bytes, name: str) -> BinaryRecord | BinaryError:
 # ---------------------------------------------------------------- relocated pointers
 
 
-def read_relocated_pointers(data: bytes, *, struct_declined: bool = False) -> RelocatedPointers:
-    """The relocated pointers of one ELF, Mach-O or PE binary. Never raises for bad input.
-    `struct_declined` as for `read_binary`.
+def read_relocated_pointers(data: bytes) -> RelocatedPointers:
+    """The relocated pointers of one ELF, Mach-O or PE binary, read with lief. Never
+    raises for bad input.
 
     ELF: RELATIVE relocations (RELA addend, or the slot's own value for REL and
     RELR) and absolute symbolic ones to symbols the binary defines. Mach-O:
@@ -450,8 +470,7 @@ def read_relocated_pointers(data: bytes, *, struct_declined: bool = False) -> Re
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if head == ELF_MAGIC:
-                by_struct = None if struct_declined else read_elf_pointers(data)
-                return by_struct or _elf_pointers(data)
+                return _elf_pointers(data)
             if head in MACHO_MAGICS:
                 return _macho_pointers(data)
             if head[:2] == b"MZ":

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import IO
 
 from shiplint.artifacts.archive import IN_MEMORY_BYTES as IN_MEMORY_BYTES
-from shiplint.artifacts.elf_reader import read_elf
 from shiplint.artifacts.headers import ELF_MAGIC, MACHO_MAGICS
-from shiplint.artifacts.macho_reader import read_macho
+from shiplint.artifacts.reading.elf_reader import read_elf
+from shiplint.artifacts.reading.macho_reader import read_macho
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.artifacts.tree import Tree
 

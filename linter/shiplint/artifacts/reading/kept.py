@@ -1,7 +1,8 @@
-"""What a reader made of an archive member, kept in the user cache under the member's
-fingerprint: a later run that reads the same member neither inflates nor parses it (most
-of reading a wheel's binaries: the 1.5.1 Linux wheel's 23 MB of libraries), and, when
-every file lief read is kept, starts no lief worker at all.
+"""The reading stack's top layer: what a reader made of an archive member, kept in the
+user cache under the member's fingerprint. A later run that reads the same member
+neither inflates nor parses it (most of reading a wheel's binaries: the 1.5.1 Linux
+wheel's 23 MB of libraries), and, when every file lief read is kept, starts no lief
+worker at all (`session`).
 
 An answer is a pure function of the member's bytes, which the fingerprint stands for
 (`shiplint.artifacts.fingerprint`), and of the code that read it, which is in the key:
@@ -14,8 +15,9 @@ timeout) or an exception inside lief, whose text may differ next time. Such a fi
 read again every run, in the worker, where a crash costs only that file. A member
 without a fingerprint (in a tar or a directory) is read every run too.
 
-Entries are plain tuples in `marshal` form (which builds no object of an arbitrary
-class), turned back into the frozen records; one that does not decode is read again.
+Each kind is a `shiplint.memo.Memo`: entries are plain tuples (which `marshal` keeps
+without building an object of an arbitrary class), turned back into the frozen records;
+one that does not decode is read again.
 """
 
 from __future__ import annotations
@@ -23,16 +25,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shiplint import cache
-from shiplint.artifacts import elf_reader, fingerprint, headers, pointers, records
+from shiplint.artifacts import fingerprint, headers, pointers, records
 from shiplint.artifacts.archive import ArtifactTree, MemberError
-from shiplint.artifacts.pointers import RelocatedPointers
-from shiplint.artifacts.prefix import PrefixTree
+from shiplint.artifacts.platform import linux_wheel
+from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
+from shiplint.artifacts.prefix import PrefixTree, member_fingerprint
+from shiplint.artifacts.reading import elf_reader
+from shiplint.artifacts.reading.by_struct import Read, StructFirst, drained
 from shiplint.artifacts.records import (
     BinaryError,
     BinaryFormat,
@@ -46,7 +51,6 @@ from shiplint.artifacts.records import (
     symbol_record,
 )
 from shiplint.artifacts.tree import Tree
-from shiplint.artifacts.worker import linux_wheel
 from shiplint.memo import Memo
 
 _RECORDS = "elf-records"
@@ -67,11 +71,69 @@ class KeptRecord:
     digest: bytes | None
 
 
-def member_fingerprint(tree: Tree, member: str) -> bytes | None:
-    """The member's fingerprint, or None when its tree has none (see the module)."""
-    if isinstance(tree, (ArtifactTree, PrefixTree)):
-        return tree.fingerprint(member)
-    return None
+class KeptFirst:
+    """The top layer: a member's kept answer when there is one, else the layer below's
+    answer, kept for the next run (unless it is about the reading, not the bytes)."""
+
+    def __init__(self, below: StructFirst) -> None:
+        self._below = below
+
+    def records(
+        self, tree: Tree, members: Iterable[str], digested: frozenset[str]
+    ) -> Iterator[Read]:
+        """A `Read` of each member; `digested` as for `StructFirst.records`."""
+        hits: list[Read] = []
+        fingerprints: dict[str, bytes | None] = {}
+
+        def unkept() -> Iterator[str]:
+            for member in members:
+                found = fingerprints[member] = _fingerprint(tree, member)
+                kept = _usable(found, member, member in digested)
+                if kept is None:
+                    yield member
+                else:
+                    digest = kept.digest if member in digested else None
+                    hits.append(Read(member, kept.record, digest, by_struct=False))
+
+        for read in self._below.records(tree, unkept(), digested):
+            yield from drained(hits)
+            found = fingerprints[read.member]
+            if found is not None:
+                keep_record(found, read.record, read.digest, by_lief=not read.by_struct)
+            yield read
+        yield from drained(hits)
+
+    def pointers(self, tree: Tree, member: str) -> RelocatedPointers:
+        try:
+            found = member_fingerprint(tree, member)
+        except MemberError as exc:
+            return unreadable_pointers(exc.reason, transient=True)
+        if found is not None:
+            kept = kept_pointers(found) or kept_pointers(found, by_lief=True)
+            if kept is not None:
+                return kept
+        image, by_struct = self._below.pointers(tree, member)
+        if found is not None:
+            keep_pointers(found, image, by_lief=not by_struct)
+        return image
+
+
+def _fingerprint(tree: Tree, member: str) -> bytes | None:
+    try:
+        return member_fingerprint(tree, member)
+    except MemberError:
+        return None  # reading it says why
+
+
+def _usable(found: bytes | None, member: str, digested: bool) -> KeptRecord | None:
+    """The kept answer that stands for reading the member: whichever reader read it; a
+    record wanted with its digest only when that was taken with it."""
+    if found is None:
+        return None
+    kept = kept_record(found, member) or kept_record(found, member, by_lief=True)
+    if kept is None or isinstance(kept.record, BinaryError):
+        return kept
+    return kept if kept.digest is not None or not digested else None
 
 
 def kept_record(fingerprint: bytes, member: str, *, by_lief: bool = False) -> KeptRecord | None:
@@ -132,7 +194,7 @@ def lief_reads_kept(paths: Iterable[Path]) -> bool:
     """Whether the last reading of each of these artifact files (as they are now) kept
     every file lief read: then a run reading them again likely needs no lief worker. A
     guess, never an answer: a wrong one only starts the worker later or sooner."""
-    return all(cache.read(_LIEF_KEPT, _artifact_name(path)) is not None for path in paths)
+    return all(_LIEF_KEPT_MEMO.get(_artifact_seen(path)) for path in paths)
 
 
 def note_lief_reads_kept(tree: Tree, unreadable: Iterable[str]) -> None:
@@ -151,7 +213,7 @@ def note_lief_reads_kept(tree: Tree, unreadable: Iterable[str]) -> None:
         if kept is None or not isinstance(kept.record, BinaryError):
             return  # read again next time (a member the archive cannot give, a crash)
     for path in paths:
-        cache.write(_LIEF_KEPT, _artifact_name(path), b"")
+        _LIEF_KEPT_MEMO.put(True, _artifact_seen(path))
 
 
 def _archives(tree: Tree) -> tuple[ArtifactTree, ...]:
@@ -160,14 +222,14 @@ def _archives(tree: Tree) -> tuple[ArtifactTree, ...]:
     return (tree,) if isinstance(tree, ArtifactTree) else ()
 
 
-def _artifact_name(path: Path) -> str:
+def _artifact_seen(path: Path) -> bytes:
+    """The artifact file as it is now: where it is, its size and time."""
     try:
         stat = path.stat()
         where = str(path.resolve())
     except OSError:
-        return cache.key(_LIEF_KEPT.encode(), b"missing")
-    seen = f"{where}\0{stat.st_size}\0{stat.st_mtime_ns}".encode("utf-8", "surrogateescape")
-    return cache.key(_LIEF_KEPT.encode(), _lief_identity(), seen)
+        return b"missing"
+    return f"{where}\0{stat.st_size}\0{stat.st_mtime_ns}".encode("utf-8", "surrogateescape")
 
 
 @functools.cache
@@ -176,7 +238,7 @@ def _identity() -> bytes:
     members too large to hold), the records they build, the fingerprint and this module's
     form of them (their digest: every entry's key holds it)."""
     from shiplint import platforms
-    from shiplint.artifacts import macho_reader
+    from shiplint.artifacts.reading import macho_reader
 
     modules = (elf_reader, macho_reader, records, pointers, headers, fingerprint, platforms)
     files = tuple(Path(module.__file__ or "") for module in modules)
@@ -193,6 +255,12 @@ def _lief_identity() -> bytes:
     return hashlib.sha256(_identity() + code + _installed_lief()).digest()
 
 
+def _true(kept: Any) -> bool:
+    if kept is not True:
+        raise ValueError("not a note")  # another format's entry: a miss
+    return True
+
+
 # Records decode with the member's name (kept_record gives it); pointers need nothing. Keys: the kind, the reader's code, the member's fingerprint.
 _RECORDS_MEMO: Memo[KeptRecord] = Memo(_RECORDS, _identity, encode=_encode_kept)
 _LIEF_RECORDS_MEMO: Memo[KeptRecord] = Memo(_LIEF_RECORDS, _lief_identity, encode=_encode_kept)
@@ -202,6 +270,8 @@ _POINTERS_MEMO: Memo[RelocatedPointers] = Memo(
 _LIEF_POINTERS_MEMO: Memo[RelocatedPointers] = Memo(
     _LIEF_POINTERS, _lief_identity, encode=_encode_pointers, decode=_decode_pointers
 )
+# Per artifact file: True when its last reading kept every lief read (see `lief_reads_kept`).
+_LIEF_KEPT_MEMO: Memo[bool] = Memo(_LIEF_KEPT, _lief_identity, decode=_true)
 
 
 def _installed_lief() -> bytes:
