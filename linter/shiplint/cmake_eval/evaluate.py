@@ -237,7 +237,11 @@ def _evaluate_all(
         )
 
     if isinstance(layout, Layout):
+        # Spent from every run's one limit, as a configure's own detection would be: a
+        # compiler that hangs stops each evaluation at the limit, not at twice it.
+        started = time.monotonic()
         _detect_newest(layout, cmakes, timeout, work / "detect")
+        timeout = max(timeout - (time.monotonic() - started), 0.0)
     # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
     # own directory; the placeholder tree is only read), results in the given order.
     # Except when the probe generates the config into the tree first (a .cmake.in
