@@ -197,3 +197,20 @@ def test_a_detection_after_the_newest_cmakes_is_the_real_one(
     for name, text in real.files.items():
         assert after.files[name].splitlines() == text.splitlines(), name
     assert after == real
+
+
+def test_answers_a_cmake_does_not_keep_as_given_leave_it_its_own_detection(
+    tmp_path: Path, toolchain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """4.4.5 given every variable its ABI step sets, the architecture among them (which
+    its identification sets again, so it is never given them): the detection that wrote
+    another architecture is replaced by the CMake's own full one."""
+    monkeypatch.setattr(compilers, "_SHARED", {})
+    real = _detect(tmp_path, "real", NEW_CMAKE_VERSION, "linux", monkeypatch)
+    monkeypatch.setattr(compilers, "_SHARED", {})
+    _detect(tmp_path, "newest", NEW_CMAKE_VERSION, "linux", monkeypatch)
+    every = ("COMPILER_ARCHITECTURE_ID", "SIZEOF_DATA_PTR", "BYTE_ORDER", "COMPILER_ABI")
+    monkeypatch.setattr(compilers, "_abi_variables", lambda cmake: every)
+    after = _detect(tmp_path, "after", NEW_CMAKE_VERSION, "linux", monkeypatch)
+    assert _abi_compiles(tmp_path, "after") > 0
+    assert after == real

@@ -30,7 +30,8 @@ the compiler that CMake parses from its output. An older CMake detecting the sam
 toolchain is given a newer one's answers as the values its own ABI step sets (read from
 its CMakeDetermineCompilerABI.cmake), defined before `project()`: CMake skips that step
 for a language whose ABI_COMPILED is defined, and identifies the compiler, finds its
-tools and computes its features itself. Only a GNU toolchain's answers are shared, the
+tools and computes its features itself; a detection that did not write every answer
+as given is made again in full. Only a GNU toolchain's answers are shared, the
 one whose shared detection the tests compare with a real one, byte for byte, on both
 CMakes (tests/test_cmake_compilers.py); anything else is detected in full by each CMake.
 """
@@ -167,12 +168,15 @@ def _identity() -> bytes:
 _KEPT: Memo[Detection] = Memo("cmake-compilers", _identity, encode=_encode, decode=_decode)
 
 
-def detection_project(directory: Path, languages: Sequence[str], given: str = "") -> Path:
-    """A project that only enables `languages`, after the variables `given` (shared_abi's);
+def detection_project(
+    directory: Path, languages: Sequence[str], given: dict[str, str] | None = None
+) -> Path:
+    """A project that only enables `languages`, after the ABI answers `given` (shared_abi's);
     returns its source directory."""
     source = directory / "src"
     source.mkdir(parents=True, exist_ok=True)
-    text = _DETECT_PROJECT.format(given=given, languages=" ".join(languages))
+    commands = _given_commands(given or {}, languages)
+    text = _DETECT_PROJECT.format(given=commands, languages=" ".join(languages))
     (source / "CMakeLists.txt").write_text(text, encoding="utf-8")
     return source
 
@@ -286,27 +290,48 @@ def offer(cmake: CMakeBinary, toolchain: str, detection: Detection) -> None:
             _SHARED[toolchain] = (cmake.version, detection)
 
 
-def shared_abi(cmake: CMakeBinary, toolchain: str, languages: Sequence[str]) -> str:
-    """The `set()` commands that give `cmake` the ABI answers of a newer (or the same)
-    CMake's detection of this toolchain, which skip its own ABI step; "" when there is
-    none, its compilers are not GNU, or it lacks a value this CMake's step would set."""
+def shared_abi(cmake: CMakeBinary, toolchain: str, languages: Sequence[str]) -> dict[str, str]:
+    """The ABI answers (variable -> value) of a newer (or the same) CMake's detection of
+    this toolchain that `cmake` is given, which skip its own ABI step; none when there is
+    no such detection, its compilers are not GNU, or it lacks a value this CMake's step
+    would set."""
     with _SHARED_LOCK:
         held = _SHARED.get(toolchain)
     if held is None or held[0] < cmake.version or not languages:
-        return ""
+        return {}
     names = _abi_variables(cmake)
     if not names:
-        return ""
-    lines: list[str] = []
+        return {}
+    given: dict[str, str] = {}
     for lang in languages:
-        values = dict(_SET.findall(held[1].files.get(f"CMake{lang}Compiler.cmake", "")))
+        values = _values(held[1], lang)
         if values.get(f"CMAKE_{lang}_COMPILER_ID") not in _SHARED_IDS:
-            return ""
+            return {}
         wanted = [f"CMAKE_{lang}_{name}" for name in names]
         if any(name not in values for name in wanted):
-            return ""
-        lines.append(f"set(CMAKE_{lang}_ABI_COMPILED TRUE)\n")
-        lines += (f"set({name} {bracket(values[name])})\n" for name in wanted)
+            return {}
+        given.update((name, values[name]) for name in wanted)
+    return given
+
+
+def honoured(detection: Detection, given: dict[str, str], languages: Sequence[str]) -> bool:
+    """Whether the detection wrote every ABI answer it was given, unchanged: a CMake that
+    computed one of them itself after all is detected again in full."""
+    written: dict[str, str] = {}
+    for lang in languages:
+        written.update(_values(detection, lang))
+    return all(written.get(name) == value for name, value in given.items())
+
+
+def _values(detection: Detection, lang: str) -> dict[str, str]:
+    return dict(_SET.findall(detection.files.get(f"CMake{lang}Compiler.cmake", "")))
+
+
+def _given_commands(given: dict[str, str], languages: Sequence[str]) -> str:
+    if not given:
+        return ""
+    lines = [f"set(CMAKE_{lang}_ABI_COMPILED TRUE)\n" for lang in languages]
+    lines += (f"set({name} {bracket(value)})\n" for name, value in given.items())
     return "".join(lines)
 
 

@@ -396,20 +396,50 @@ def _detection(
     if kept is not None:
         compilers.offer(cmake, toolchain, kept)
         return 0.0, kept
-    directory = work / "detect"
     abi = compilers.shared_abi(cmake, toolchain, languages)
-    source = compilers.detection_project(directory, languages, abi)
-    build = directory / "build"
-    outcome = _run(
-        [cmake.path, "-S", str(source), "-B", str(build), *arguments], work, timeout, fence
-    )
+    made, outcome = _detect_in(cmake, arguments, languages, work / "detect", timeout, fence, abi)
+    spent = outcome.seconds
+    if (
+        abi
+        and not outcome.timed_out
+        and (made is None or not compilers.honoured(made, abi, languages))
+    ):
+        # Given answers this CMake did not keep as given: its own full detection decides.
+        remaining = max(timeout - spent, 0.0)
+        made, outcome = _detect_in(
+            cmake, arguments, languages, work / "detect-full", remaining, fence
+        )
+        spent += outcome.seconds
     if outcome.timed_out:
-        return outcome
-    made = compilers.harvest(build, work) if outcome.returncode == 0 else None
+        return replace(outcome, seconds=spent)
     if made is not None:
         compilers.store(given, made)
         compilers.offer(cmake, toolchain, made)
-    return outcome.seconds, made
+    return spent, made
+
+
+def _detect_in(
+    cmake: CMakeBinary,
+    arguments: list[str],
+    languages: tuple[str, ...],
+    directory: Path,
+    timeout: float,
+    fence: tuple[Path, Confinement],
+    abi: dict[str, str] | None = None,
+) -> tuple[compilers.Detection | None, RunOutcome]:
+    """One detection run in `directory` (under the run's directory, `fence`'s), given the
+    ABI answers `abi`: what it left, and how it ended."""
+    source = compilers.detection_project(directory, languages, abi)
+    build = directory / "build"
+    outcome = _run(
+        [cmake.path, "-S", str(source), "-B", str(build), *arguments],
+        directory.parent,
+        timeout,
+        fence,
+    )
+    if outcome.timed_out or outcome.returncode != 0:
+        return None, outcome
+    return compilers.harvest(build, directory.parent), outcome
 
 
 def detect(
