@@ -71,6 +71,14 @@ def counted_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         encoding="utf-8",
     )
     script.chmod(0o755)
+    # `python`, another interpreter here: the real one told another user base.
+    other = directory / "python"
+    other.write_text(
+        f'#!/bin/sh\necho started >> "$TMPDIR/python-starts"\n'
+        f'PYTHONUSERBASE=/other-python exec "{real}" "$@"\n',
+        encoding="utf-8",
+    )
+    other.chmod(0o755)
     monkeypatch.setenv("PATH", f"{directory}{os.pathsep}{os.environ['PATH']}")
 
 
@@ -187,6 +195,23 @@ starts(after_d)
     assert answers["c"] == answers["d"] == ""
     # Loaded from the working directory: never remembered.
     assert answers["after_d"] == "4"
+
+
+@pytest.mark.usefixtures("counted_python")
+@pytest.mark.parametrize("version", BOTH)
+def test_python_and_python3_keep_their_own_answers(tmp_path: Path, version: str) -> None:
+    # The same question, the same directory and environment, of two interpreters.
+    body = """
+ask(a "${USERBASE}")
+execute_process(COMMAND python -c "${USERBASE}" OUTPUT_VARIABLE _b
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+ask(c "${USERBASE}")
+starts(after_c)
+"""
+    answers = _evaluate(tmp_path, body, ("a", "b", "c", "after_c"), version)
+    assert answers["b"] == "/other-python"
+    assert answers["a"] == answers["c"] != "/other-python"
+    assert answers["after_c"] == ("2" if _confined() else "3")
 
 
 @pytest.mark.usefixtures("counted_python")

@@ -42,9 +42,10 @@ the physical working directory (`pwd -P`), the names in it (a glob, `/`-separate
 and the environment a program it starts is given (`export -p`: exactly the exported
 variables, quoted; a variable whose name no shell variable can have is dropped from
 both, and none is one Python or sysconfig reads), reads them back into variables,
-and sources each kept answer: one that prints and exits only when the number of
-arguments, every argument and those three texts are each the same, byte for byte,
-as when it was kept. Its own shell variables are `_shiplint_*` names, and when the
+and sources each kept answer: one that prints and exits only when the stand-in is
+the same one (`python` and `python3` may run different interpreters), and the
+number of arguments, every argument and those three texts are each the same, byte
+for byte, as when it was kept. Its own shell variables are `_shiplint_*` names, and when the
 environment it was given holds one of them it does not look at all: a shell exports
 a change to a variable it imported, and Python would be given that. Without a kept
 answer, Python runs, told where those three texts are and, if the question proves
@@ -295,9 +296,13 @@ class Tee:
         return getattr(self.stream, name)
 
 
-def record(memo: str, question: str, args: list[bytes], output: bytes, user_site: str) -> None:
+def record(
+    memo: str, question: str, script: bytes, args: list[bytes], output: bytes, user_site: str
+) -> None:
     """Keep `output` as the answer to the question the stand-in wrote at `question`
-    (`.cwd`, `.ls`, `.env`) with the arguments `args`: a sh file the stand-in sources,
+    (`.cwd`, `.ls`, `.env`) with the arguments `args`, asked of the stand-in whose
+    Python script is `script` (`python` and `python3` may run different interpreters,
+    each has its own): a sh file the stand-in sources,
     which prints it and ends with status 0 when every part of the question is the same
     and `user_site` does not exist. Written whole, then renamed: a stand-in sees all of
     it or none. Output holding a NUL (no sh string can) or larger than `_KEPT` is not
@@ -313,7 +318,9 @@ def record(memo: str, question: str, args: list[bytes], output: bytes, user_site
             return
     except OSError:
         return
-    tests = [b'[ "$#" = ' + str(len(args)).encode() + b" ]"]
+    # The script path as the stand-in gave it to Python (its own name in it).
+    tests = [b'[ "$_shiplint_s" = ' + _quoted(script) + b" ]"]
+    tests.append(b'[ "$#" = ' + str(len(args)).encode() + b" ]")
     tests += [
         b'[ "${' + str(i).encode() + b'}" = ' + _quoted(a) + b" ]" for i, a in enumerate(args, 1)
     ]

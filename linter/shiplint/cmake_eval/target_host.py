@@ -244,13 +244,14 @@ def remembered(source):
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
     if user_site and os.path.exists(user_site):
         return
-    MEMO["record"](MEMO_DIR, KEY, ARGS, output, user_site)
+    MEMO["record"](MEMO_DIR, KEY, SCRIPT, ARGS, output, user_site)
 
 # The stand-in gives a key when the question may be one to remember (`-c` first, stdin
 # /dev/null, the run keeping answers): the memo's code is loaded now, before the
 # current directory is put on sys.path for the config's code.
 KEY = sys.argv[1]
 ARGS = [os.fsencode(arg) for arg in sys.argv[2:]]  # as given (main sets sys.argv)
+SCRIPT = os.fsencode(sys.argv[0])  # which stand-in: python and python3 run other programs
 MEMO_DIR = os.path.join(os.environ.get("HOME", "."), @MEMO@)
 MEMO = None
 if (KEY != "-" and sys.argv[2:3] == ["-c"] and os.path.isdir(MEMO_DIR)):
@@ -270,13 +271,14 @@ _PYTHON_SH = """#!/bin/sh
 # Its variables are none of the environment it was given, or it keeps nothing: a shell
 # exports a change to a variable it imported, and Python would be given that.
 if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}${_shiplint_l+x}" ] &&
-   [ -z "${_shiplint_r+x}${_shiplint_cwd+x}${_shiplint_ls+x}${_shiplint_env+x}" ] &&
+   [ -z "${_shiplint_r+x}${_shiplint_cwd+x}${_shiplint_ls+x}${_shiplint_env+x}${_shiplint_s+x}" ] &&
    [ -d "$HOME/@MEMO@" ] && [ /dev/stdin -ef /dev/null ]; then
   # The question but its arguments, with no program started: the physical working
   # directory, the names in it, and the environment a program started from here gets
   # (export -p: the exported variables, quoted).
   _shiplint_m="$HOME/@MEMO@"
   _shiplint_q="$_shiplint_m/question.$$"
+  _shiplint_s="${0%/*}/@NAME@.py"
   _shiplint_read() {
     _shiplint_r=
     while IFS= read -r _shiplint_l; do
@@ -296,7 +298,7 @@ if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}${_shi
         . "$_shiplint_f"
       fi
     done
-    exec "@REAL@" "${0%/*}/@NAME@.py" "$_shiplint_q" "$@"
+    exec "@REAL@" "$_shiplint_s" "$_shiplint_q" "$@"
   fi
 fi
 exec "@REAL@" "${0%/*}/@NAME@.py" - "$@"
