@@ -199,6 +199,25 @@ starts(after_d)
 
 @pytest.mark.usefixtures("counted_python")
 @pytest.mark.parametrize("version", BOTH)
+def test_a_lower_resource_limit_gets_a_fresh_start(tmp_path: Path, version: str) -> None:
+    # Python cannot start in 8 MB of address space: the question asked under that
+    # limit fails, as it does without a kept answer.
+    body = r"""
+ask(a "${SUFFIX}")
+execute_process(COMMAND sh -c "ulimit -v 8000; exec python3 -c \"$1\"" sh "${SUFFIX}"
+  OUTPUT_VARIABLE _b RESULT_VARIABLE _b_status ERROR_QUIET)
+ask(c "${SUFFIX}")
+starts(after_c)
+"""
+    names = ("a", "b", "b_status", "c", "after_c")
+    answers = _evaluate(tmp_path, body, names, version)
+    assert answers["a"] == answers["c"] == ".cpython-311-x86_64-linux-gnu.so"
+    assert answers["b"] == "" and answers["b_status"] != "0"
+    assert answers["after_c"] == ("2" if _confined() else "3")
+
+
+@pytest.mark.usefixtures("counted_python")
+@pytest.mark.parametrize("version", BOTH)
 def test_python_and_python3_keep_their_own_answers(tmp_path: Path, version: str) -> None:
     # The same question, the same directory and environment, of two interpreters.
     body = """

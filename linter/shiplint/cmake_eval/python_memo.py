@@ -11,7 +11,8 @@ answering, that nothing but the question can change its answer:
 
 - the command line is `-c CODE [ARG...]`, nothing before `-c` (an option such as `-i`
   or `-W` changes what runs or what is printed at startup);
-- stdin is /dev/null (the code cannot be given anything else through it);
+- stdin is /dev/null (the code cannot be given anything else through it), and
+  stdout and stderr are open (an answer given again is printed there);
 - CODE is `pure`: only `import`s of sys, sysconfig and platform, assignments to
   names, and expressions calling print (without `file=`), a few builtins, string and
   container methods and a closed list of those modules' functions that read the
@@ -37,11 +38,13 @@ answering, that nothing but the question can change its answer:
   at startup).
 
 The stand-in (a sh script) looks for a remembered answer only under the first two
-conditions, and without starting any program: it writes, with shell builtins only,
+conditions (and stdout and stderr open), and without starting any program: it writes, with shell builtins only,
 the physical working directory (`pwd -P`), the names in it (a glob, `/`-separated)
-and the environment a program it starts is given (`export -p`: exactly the exported
-variables, quoted; a variable whose name no shell variable can have is dropped from
-both, and none is one Python or sysconfig reads), reads them back into variables,
+and what a program it starts is given: the environment (`export -p`: exactly the
+exported variables, quoted; a variable whose name no shell variable can have is
+dropped from both, and none is one Python or sysconfig reads) and the resource
+limits (`ulimit -a`, soft and hard: a lower one can stop Python from starting). It
+reads them back into variables,
 and sources each kept answer: one that prints and exits only when the stand-in is
 the same one (`python` and `python3` may run different interpreters), and the
 number of arguments, every argument and those three texts are each the same, byte

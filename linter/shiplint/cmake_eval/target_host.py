@@ -272,10 +272,11 @@ _PYTHON_SH = """#!/bin/sh
 # exports a change to a variable it imported, and Python would be given that.
 if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}${_shiplint_l+x}" ] &&
    [ -z "${_shiplint_r+x}${_shiplint_cwd+x}${_shiplint_ls+x}${_shiplint_env+x}${_shiplint_s+x}" ] &&
-   [ -d "$HOME/@MEMO@" ] && [ /dev/stdin -ef /dev/null ]; then
+   [ -d "$HOME/@MEMO@" ] && [ /dev/stdin -ef /dev/null ] &&
+   [ -e /dev/stdout ] && [ -e /dev/stderr ]; then
   # The question but its arguments, with no program started: the physical working
-  # directory, the names in it, and the environment a program started from here gets
-  # (export -p: the exported variables, quoted).
+  # directory, the names in it, and what a program started from here is given (export
+  # -p: the exported variables, quoted; the resource limits, soft and hard).
   _shiplint_m="$HOME/@MEMO@"
   _shiplint_q="$_shiplint_m/question.$$"
   _shiplint_s="${0%/*}/@NAME@.py"
@@ -286,7 +287,7 @@ if [ "$1" = -c ] && [ -z "${_shiplint_m+x}${_shiplint_q+x}${_shiplint_f+x}${_shi
 "
     done < "$1"
   }
-  if pwd -P > "$_shiplint_q.cwd" && export -p > "$_shiplint_q.env" &&
+  if pwd -P > "$_shiplint_q.cwd" && { export -p; ulimit -a; ulimit -H -a; } > "$_shiplint_q.env" &&
      { for _shiplint_f in * .*; do printf '%s/' "$_shiplint_f"; done; echo; } > "$_shiplint_q.ls"
   then
     _shiplint_read "$_shiplint_q.cwd"; _shiplint_cwd="$_shiplint_r"
