@@ -368,6 +368,7 @@ def test_questions_about_the_interpreter_are_pure(code: str) -> None:
         "print(().__class__)",
         "from sysconfig import get_platform; get_platform = 1",
         "import platform; print(platform.uname())",  # may run `uname -p`
+        "import platform; print(platform.release())",  # setarch --uname-2.6 changes it
         "print(input())",
         "import sys\nif sys: pass",
         "not python (",

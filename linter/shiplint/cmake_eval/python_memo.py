@@ -17,7 +17,7 @@ answering, that nothing but the question can change its answer:
   names, and expressions calling print (without `file=`), a few builtins, string and
   container methods and a closed list of those modules' functions that read the
   interpreter's own configuration (sysconfig's variables, paths and platform;
-  platform.system/machine/release/python_version...): nothing that reads or writes a
+  platform.system/machine/python_version...): nothing that reads or writes a
   file, starts a process or reaches another module (no `_` attribute, no module or
   function held as a value, no str.format, whose fields read any attribute; nothing
   whose printed form holds an address, which differs from start to start);
@@ -106,7 +106,9 @@ _MODULES = {
     ),
     "platform": frozenset(
         {
-            "system", "machine", "release", "version", "python_version",
+            # (not release or version: the kernel's, which a personality such as
+            # setarch --uname-2.6 changes for the process)
+            "system", "machine", "python_version",
             "python_version_tuple", "python_implementation", "python_compiler",
             "python_branch", "python_revision", "python_build",
         }
