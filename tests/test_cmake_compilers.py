@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from shiplint.cmake_eval import compilers, run
+from shiplint.cmake_eval import abi_sharing, compilers, run
 from shiplint.cmake_eval.cmake_binary import identify
 from shiplint.cmake_eval.run import RunOutcome, configure
 from shiplint.platforms import Platform
@@ -186,10 +186,10 @@ def test_a_detection_after_the_newest_cmakes_is_the_real_one(
     """Everything a probe starts from (the platform files, the cache) is byte for byte
     what the same CMake's own full detection makes; given the newest CMake's ABI answers,
     its ABI step compiled nothing."""
-    monkeypatch.setattr(compilers, "_SHARED", {})
+    monkeypatch.setattr(abi_sharing, "_SHARED", {})
     real = _detect(tmp_path, "real", version, platform, monkeypatch)
     assert _abi_compiles(tmp_path, "real") > 0
-    monkeypatch.setattr(compilers, "_SHARED", {})
+    monkeypatch.setattr(abi_sharing, "_SHARED", {})
     _detect(tmp_path, "newest", NEW_CMAKE_VERSION, platform, monkeypatch)
     after = _detect(tmp_path, "after", version, platform, monkeypatch)
     assert (_abi_compiles(tmp_path, "after") == 0) is shares
@@ -205,12 +205,12 @@ def test_answers_a_cmake_does_not_keep_as_given_leave_it_its_own_detection(
     """4.4.5 given every variable its ABI step sets, the architecture among them (which
     its identification sets again, so it is never given them): the detection that wrote
     another architecture is replaced by the CMake's own full one."""
-    monkeypatch.setattr(compilers, "_SHARED", {})
+    monkeypatch.setattr(abi_sharing, "_SHARED", {})
     real = _detect(tmp_path, "real", NEW_CMAKE_VERSION, "linux", monkeypatch)
-    monkeypatch.setattr(compilers, "_SHARED", {})
+    monkeypatch.setattr(abi_sharing, "_SHARED", {})
     _detect(tmp_path, "newest", NEW_CMAKE_VERSION, "linux", monkeypatch)
     every = ("COMPILER_ARCHITECTURE_ID", "SIZEOF_DATA_PTR", "BYTE_ORDER", "COMPILER_ABI")
-    monkeypatch.setattr(compilers, "_abi_variables", lambda cmake: every)
+    monkeypatch.setattr(abi_sharing, "_abi_variables", lambda cmake: every)
     after = _detect(tmp_path, "after", NEW_CMAKE_VERSION, "linux", monkeypatch)
     assert _abi_compiles(tmp_path, "after") > 0
     assert after == real

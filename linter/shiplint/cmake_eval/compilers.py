@@ -22,18 +22,7 @@ so only an entry this user's shiplint wrote is used). Its names are
 checked again when read and before seeding: the version directory is a version,
 each file one of CMake's platform files, never a path.
 
-Two CMakes of one run share the compiler ABI part of a detection (`shared_abi`):
-about half of a detection is CMakeDetermineCompilerABI's try_compile (a project, make,
-a compile and a link with `-v`, per language), whose answers (pointer size, byte order,
-library architecture, implicit include and link directories and libraries) are facts of
-the compiler that CMake parses from its output. An older CMake detecting the same
-toolchain is given a newer one's answers as the values its own ABI step sets (read from
-its CMakeDetermineCompilerABI.cmake), defined before `project()`: CMake skips that step
-for a language whose ABI_COMPILED is defined, and identifies the compiler, finds its
-tools and computes its features itself; a detection that did not write every answer
-as given is made again in full. Only a GNU toolchain's answers are shared, the
-one whose shared detection the tests compare with a real one, byte for byte, on both
-CMakes (tests/test_cmake_compilers.py); anything else is detected in full by each CMake.
+Older CMakes of a run may skip the ABI part of theirs (abi_sharing.py).
 """
 
 from __future__ import annotations
@@ -43,7 +32,6 @@ import json
 import os
 import re
 import shutil
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +39,6 @@ from typing import Any
 
 from shiplint import cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
-from shiplint.cmake_eval.probe import bracket
 from shiplint.memo import Memo
 
 # Every name CMake's compiler lookup tries for C and CXX (CMakeDetermine{C,CXX}Compiler),
@@ -68,16 +55,8 @@ _VERSION_DIR = re.compile(r"[0-9]+(\.[0-9]+){1,3}(-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*
 _ABSOLUTE = re.compile(r'"(/[^"\n]+)"|=(/[^\n]+)$', re.MULTILINE)
 # Only the platform information: no project, no package, no path of the run.
 _DETECT_PROJECT = (
-    "cmake_minimum_required(VERSION 3.21)\n{given}project(shiplint_probe {languages})\n"
+    "cmake_minimum_required(VERSION 3.21)\n{before}project(shiplint_probe {languages})\n"
 )
-# What a CMake<LANG>Compiler.cmake sets, one quoted value per line (configure_file's output).
-_SET = re.compile(r'^set\((CMAKE_[A-Za-z0-9_]+) "([^"\n]*)"\)$', re.MULTILINE)
-# The variables CMakeDetermineCompilerABI sets for its caller: what a skipped step must be given.
-_ABI_SETS = re.compile(r"set\(CMAKE_\$\{lang\}_([A-Z0-9_]+) [^)\n]*PARENT_SCOPE\)")
-# The variables a module sets for a language (`set(CMAKE_${lang}_X ...)`).
-_LANG_SETS = re.compile(r"set\(CMAKE_\$\{lang\}_([A-Z0-9_]+)[ )]")
-# The compilers whose shared ABI answers the tests compare with a real detection.
-_SHARED_IDS = frozenset({"GNU"})
 
 
 @dataclass(frozen=True)
@@ -97,7 +76,7 @@ def inputs(cmake: CMakeBinary, arguments: Sequence[str], languages: Sequence[str
         os.path.realpath(cmake.path),
         [binary.st_size, binary.st_mtime_ns, binary.st_ino],
         cmake.version_text,
-        _toolchain(arguments, languages),
+        toolchain(arguments, languages),
     ]
     return json.dumps(decided_by).encode()
 
@@ -168,15 +147,12 @@ def _identity() -> bytes:
 _KEPT: Memo[Detection] = Memo("cmake-compilers", _identity, encode=_encode, decode=_decode)
 
 
-def detection_project(
-    directory: Path, languages: Sequence[str], given: dict[str, str] | None = None
-) -> Path:
-    """A project that only enables `languages`, after the ABI answers `given` (shared_abi's);
-    returns its source directory."""
+def detection_project(directory: Path, languages: Sequence[str], before: str = "") -> Path:
+    """A project that only enables `languages`, after the commands `before` (abi_sharing's
+    answers); returns its source directory."""
     source = directory / "src"
     source.mkdir(parents=True, exist_ok=True)
-    commands = _given_commands(given or {}, languages)
-    text = _DETECT_PROJECT.format(given=commands, languages=" ".join(languages))
+    text = _DETECT_PROJECT.format(before=before, languages=" ".join(languages))
     (source / "CMakeLists.txt").write_text(text, encoding="utf-8")
     return source
 
@@ -260,17 +236,7 @@ def _lookup() -> dict[str, object]:
     return out
 
 
-# Per toolchain (toolchain_key), the newest CMake's detection this process made or loaded.
-_SHARED: dict[str, tuple[tuple[int, ...], Detection]] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def toolchain_key(arguments: Sequence[str], languages: Sequence[str]) -> str:
-    """What decides a detection's ABI answers besides the CMake (see inputs())."""
-    return json.dumps(_toolchain(arguments, languages))
-
-
-def _toolchain(arguments: Sequence[str], languages: Sequence[str]) -> list[object]:
+def toolchain(arguments: Sequence[str], languages: Sequence[str]) -> list[object]:
     uname = os.uname() if hasattr(os, "uname") else None
     return [
         list(arguments),
@@ -279,76 +245,3 @@ def _toolchain(arguments: Sequence[str], languages: Sequence[str]) -> list[objec
         # CMakeSystem.cmake records the host's kernel release.
         [uname.release, uname.machine] if uname else [],
     ]
-
-
-def offer(cmake: CMakeBinary, toolchain: str, detection: Detection) -> None:
-    """Make `detection` (this CMake's, kept or just made) the one later CMakes of this
-    toolchain share from, unless a newer CMake's is there already."""
-    with _SHARED_LOCK:
-        held = _SHARED.get(toolchain)
-        if held is None or held[0] < cmake.version:
-            _SHARED[toolchain] = (cmake.version, detection)
-
-
-def shared_abi(cmake: CMakeBinary, toolchain: str, languages: Sequence[str]) -> dict[str, str]:
-    """The ABI answers (variable -> value) of a newer (or the same) CMake's detection of
-    this toolchain that `cmake` is given, which skip its own ABI step; none when there is
-    no such detection, its compilers are not GNU, or it lacks a value this CMake's step
-    would set."""
-    with _SHARED_LOCK:
-        held = _SHARED.get(toolchain)
-    if held is None or held[0] < cmake.version or not languages:
-        return {}
-    names = _abi_variables(cmake)
-    if not names:
-        return {}
-    given: dict[str, str] = {}
-    for lang in languages:
-        values = _values(held[1], lang)
-        if values.get(f"CMAKE_{lang}_COMPILER_ID") not in _SHARED_IDS:
-            return {}
-        wanted = [f"CMAKE_{lang}_{name}" for name in names]
-        if any(name not in values for name in wanted):
-            return {}
-        given.update((name, values[name]) for name in wanted)
-    return given
-
-
-def honoured(detection: Detection, given: dict[str, str], languages: Sequence[str]) -> bool:
-    """Whether the detection wrote every ABI answer it was given, unchanged: a CMake that
-    computed one of them itself after all is detected again in full."""
-    written: dict[str, str] = {}
-    for lang in languages:
-        written.update(_values(detection, lang))
-    return all(written.get(name) == value for name, value in given.items())
-
-
-def _values(detection: Detection, lang: str) -> dict[str, str]:
-    return dict(_SET.findall(detection.files.get(f"CMake{lang}Compiler.cmake", "")))
-
-
-def _given_commands(given: dict[str, str], languages: Sequence[str]) -> str:
-    if not given:
-        return ""
-    lines = [f"set(CMAKE_{lang}_ABI_COMPILED TRUE)\n" for lang in languages]
-    lines += (f"set({name} {bracket(value)})\n" for name, value in given.items())
-    return "".join(lines)
-
-
-def _abi_variables(cmake: CMakeBinary) -> tuple[str, ...]:
-    """The variables this CMake's ABI step sets (ABI_COMPILED aside), read from its own
-    module; () when the modules are not where a CMake install keeps them, or when its
-    compiler identification sets one of them too (4.x: the architecture, which the ABI
-    step completes): given before project(), that value would be overwritten."""
-    major_minor = ".".join(str(part) for part in cmake.version[:2])
-    modules = Path(os.path.realpath(cmake.path)).parent.parent / "share" / f"cmake-{major_minor}"
-    try:
-        abi = (modules / "Modules" / "CMakeDetermineCompilerABI.cmake").read_text("utf-8")
-        identification = (modules / "Modules" / "CMakeDetermineCompilerId.cmake").read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ()
-    found = dict.fromkeys(_ABI_SETS.findall(abi))
-    found.pop("ABI_COMPILED", None)
-    if not found or set(found) & set(_LANG_SETS.findall(identification)):
-        return ()
-    return tuple(found)

@@ -255,7 +255,7 @@ def _evaluate_all(
 
 def _detect_newest(layout: Layout, cmakes: Sequence[str], timeout: float, work: Path) -> None:
     """With several CMakes, the newest detects the compilers first: the others then share
-    its ABI answers (compilers.shared_abi) instead of compiling and linking them again."""
+    its ABI answers (abi_sharing.py) instead of compiling and linking them again."""
     found = []
     for path in cmakes:
         try:

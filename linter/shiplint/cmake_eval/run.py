@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-from shiplint.cmake_eval import compilers, launch_cache
+from shiplint.cmake_eval import abi_sharing, compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.cmake_eval.python_memo import MEMO
@@ -389,20 +389,20 @@ def _detection(
     """The kept detection, else one made now (and kept) with the seconds it took; a run
     that failed leaves None, and the probe then detects (and reports) as CMake does.
     A newer CMake's detection of the same toolchain in this process gives its ABI
-    answers (compilers.shared_abi)."""
+    answers (abi_sharing.py)."""
     given = compilers.inputs(cmake, arguments, languages)
-    toolchain = compilers.toolchain_key(arguments, languages)
+    toolchain = abi_sharing.toolchain_key(arguments, languages)
     kept = compilers.load(given)
     if kept is not None:
-        compilers.offer(cmake, toolchain, kept)
+        abi_sharing.offer(cmake, toolchain, kept)
         return 0.0, kept
-    abi = compilers.shared_abi(cmake, toolchain, languages)
+    abi = abi_sharing.shared_abi(cmake, toolchain, languages)
     made, outcome = _detect_in(cmake, arguments, languages, work / "detect", timeout, fence, abi)
     spent = outcome.seconds
     if (
         abi
         and not outcome.timed_out
-        and (made is None or not compilers.honoured(made, abi, languages))
+        and (made is None or not abi_sharing.honoured(made, abi, languages))
     ):
         # Given answers this CMake did not keep as given: its own full detection decides.
         remaining = max(timeout - spent, 0.0)
@@ -414,7 +414,7 @@ def _detection(
         return replace(outcome, seconds=spent)
     if made is not None:
         compilers.store(given, made)
-        compilers.offer(cmake, toolchain, made)
+        abi_sharing.offer(cmake, toolchain, made)
     return spent, made
 
 
@@ -429,7 +429,9 @@ def _detect_in(
 ) -> tuple[compilers.Detection | None, RunOutcome]:
     """One detection run in `directory` (under the run's directory, `fence`'s), given the
     ABI answers `abi`: what it left, and how it ended."""
-    source = compilers.detection_project(directory, languages, abi)
+    source = compilers.detection_project(
+        directory, languages, abi_sharing.commands(abi or {}, languages)
+    )
     build = directory / "build"
     outcome = _run(
         [cmake.path, "-S", str(source), "-B", str(build), *arguments],
