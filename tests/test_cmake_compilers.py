@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from shiplint.cmake_eval import abi_sharing, compilers, run
-from shiplint.cmake_eval.cmake_binary import identify
+from shiplint.cmake_eval.cmake_binary import CMakeBinary, identify
 from shiplint.cmake_eval.run import RunOutcome, configure
 from shiplint.platforms import Platform
 
@@ -214,3 +215,76 @@ def test_answers_a_cmake_does_not_keep_as_given_leave_it_its_own_detection(
     after = _detect(tmp_path, "after", NEW_CMAKE_VERSION, "linux", monkeypatch)
     assert _abi_compiles(tmp_path, "after") > 0
     assert after == real
+
+
+# What a config can read of a detection, and a search that depends on it (find_library
+# looks in lib/<CMAKE_LIBRARY_ARCHITECTURE> and, with CMAKE_SIZEOF_VOID_P 8, lib64).
+_READS = "".join(
+    f'list(APPEND PKG_LIBRARIES "{name}=${{{name}}}")\n'
+    for name in (
+        "CMAKE_SIZEOF_VOID_P",
+        "CMAKE_LIBRARY_ARCHITECTURE",
+        "CMAKE_C_COMPILER_ID",
+        "CMAKE_CXX_COMPILER_VERSION",
+        "CMAKE_C_IMPLICIT_LINK_DIRECTORIES",
+        "CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES",
+        "CMAKE_CXX_IMPLICIT_LINK_LIBRARIES",
+        "CMAKE_C_BYTE_ORDER",
+        "pkg_M_LIBRARY",
+    )
+)
+
+
+def _evaluate_both(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Both CMakes' evaluations of a config that reads the detection, in a cold user cache."""
+    from shiplint.artifacts.archive import open_artifact
+    from shiplint.cmake_eval import evaluate_artifact
+    from shiplint.cmake_eval.model import ConfigEvaluation
+    from shiplint.manifest.model import Aggregate, Carries, Component, LibraryKind
+
+    from tests.builders import library, listing_as, manifest
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{name}"))
+    monkeypatch.setattr(abi_sharing, "_SHARED", {})
+    root = tmp_path / name / "pkg-1.0"
+    (root / "pkg" / "share" / "cmake").mkdir(parents=True)
+    (root / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_text(
+        "set(pkg_FOUND TRUE)\nfind_library(pkg_M_LIBRARY m)\n" + _READS
+    )
+    the_manifest = manifest(
+        libraries=(library("pkg", LibraryKind.RUNTIME, components=("runtime",)),),
+        components=(Component("runtime", False, None),),
+        aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),),
+    )
+    tree = open_artifact(root)
+    listing = listing_as(tree, the_manifest, Platform("linux", "x86_64"))
+    binaries = [str(cmake(v)) for v in (OLD_CMAKE_VERSION, NEW_CMAKE_VERSION)]
+    models = evaluate_artifact(tree, listing, the_manifest, binaries, 120)
+    evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
+    assert len(evaluations) == 2 and all(ev.failure is None for ev in evaluations)
+    return [[entry.raw for entry in ev.aggregates[0].entries] for ev in evaluations]
+
+
+def test_an_evaluation_with_shared_abi_answers_reads_what_its_own_detection_gives(
+    tmp_path: Path, toolchain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two CMakes evaluated cold: the older is given the newest's ABI answers, and what the
+    config reads (pointer size, library architecture, compilers, implicit directories, a
+    find_library) is what both read when each detects in full."""
+    given: list[tuple[tuple[int, ...], bool]] = []
+    real_shared_abi = abi_sharing.shared_abi
+
+    def noted(binary: CMakeBinary, toolchain: str, languages: Sequence[str]) -> dict[str, str]:
+        answers = real_shared_abi(binary, toolchain, languages)
+        given.append((binary.version, bool(answers)))
+        return answers
+
+    monkeypatch.setattr(abi_sharing, "shared_abi", noted)
+    shared = _evaluate_both(tmp_path, "shared", monkeypatch)
+    assert ((3, 24, 3), True) in given
+    monkeypatch.setattr(abi_sharing, "shared_abi", lambda *arguments: {})
+    full = _evaluate_both(tmp_path, "full", monkeypatch)
+    assert shared == full
+    old = shared[0]  # 3.24.3's
+    assert "CMAKE_SIZEOF_VOID_P=8" in old and "CMAKE_LIBRARY_ARCHITECTURE=" not in old
+    assert any(read.startswith("pkg_M_LIBRARY=/") for read in old)
