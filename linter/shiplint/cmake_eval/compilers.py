@@ -140,8 +140,10 @@ def _decode(raw: Any) -> Detection:
 
 @functools.cache
 def _identity() -> bytes:
-    """This module's code decides what a detection keeps and how it is checked."""
-    return cache.source_bytes((Path(__file__),))
+    """The code that decides what a detection keeps and how it is checked: this module's,
+    and abi_sharing.py's, which decides what an older CMake's detection was given."""
+    here = Path(__file__)
+    return cache.source_bytes((here, here.with_name("abi_sharing.py")))
 
 
 _KEPT: Memo[Detection] = Memo("cmake-compilers", _identity, encode=_encode, decode=_decode)
