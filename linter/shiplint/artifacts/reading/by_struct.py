@@ -1,8 +1,10 @@
 """The middle layer: the struct readers first, lief (the layer below) for what they decline.
 
 `elf_reader` reads an ELF file it is sure of in this process, with no native code to
-crash and without lief's import (0.6 s or more); a member too large to hold is copied to
-a file and mapped (`large`), where `macho_reader` reads a Mach-O file too. What neither
+crash and without lief's import (0.6 s or more), and so a static archive whose first
+object is such a file (`static_archive`: what lief's layer makes of it, read the same
+way); a member too large to hold is copied to a file and mapped (`large`), where
+`macho_reader` reads a Mach-O file too. What neither
 is sure of is handed to the layer below, which reads it with lief. Members are read and
 handed down as they come: the layer below parses while the next one is inflated here.
 
@@ -17,9 +19,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from shiplint.artifacts.archive import MemberError
+from shiplint.artifacts.headers import AR_MAGICS, ELF_MAGIC
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.reading.elf_reader import read_elf, read_elf_pointers
 from shiplint.artifacts.reading.large import IN_MEMORY_BYTES, read_large
+from shiplint.artifacts.reading.static_archive import read_archive
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.tree import Tree
 
@@ -89,7 +93,7 @@ class StructFirst:
             return _Sure(None, large.digest), tree.read(member, tree.size(member))
         data = tree.read(member)
         digest = hashlib.blake2b(data, digest_size=16).digest() if digested else None
-        return _Sure(read_elf(data, member), digest), data
+        return _Sure(_read_small(data, member), digest), data
 
     def pointers(self, tree: Tree, member: str) -> tuple[RelocatedPointers, bool]:
         """The member's relocated pointers, and whether the struct reader read them."""
@@ -101,6 +105,36 @@ class StructFirst:
         if pointers is not None:
             return pointers, True
         return self._below.pointers(data, member), False
+
+
+def _read_small(data: bytes, name: str) -> BinaryRecord | None:
+    """An ELF file, or a static archive (`!<arch>`) whose first object is one, read as
+    lief's layer reads them; None when not sure."""
+    if data[:8] in AR_MAGICS:
+        return _read_archive(data, name)
+    return read_elf(data, name)
+
+
+class _Unsure(Exception):
+    """An archive's object the struct reader is not sure of."""
+
+
+def _read_archive(data: bytes, name: str) -> BinaryRecord | None:
+    """The archive's record as lief's layer makes it (its objects go to `read_elf` there
+    too, then to lief); None, and lief's layer reads it, for an object `read_elf` is not
+    sure of and for a damaged archive (whose error is that layer's to word)."""
+
+    def read_object(body: bytes, object_name: str) -> BinaryRecord:
+        record = read_elf(body, object_name) if body.startswith(ELF_MAGIC) else None
+        if record is None:
+            raise _Unsure
+        return record
+
+    try:
+        record = read_archive(data, name, read_object)
+    except (_Unsure, ValueError, IndexError, UnicodeError):
+        return None
+    return record if isinstance(record, BinaryRecord) else None
 
 
 @dataclass(frozen=True)

@@ -234,13 +234,16 @@ def _artifact_seen(path: Path) -> bytes:
 
 @functools.cache
 def _identity() -> bytes:
-    """The code that decides a kept answer: the struct readers (ELF, and Mach-O for the
-    members too large to hold), the records they build, the fingerprint and this module's
+    """The code that decides a kept answer: the struct readers (ELF, static archives of
+    ELF objects, and Mach-O for the members too large to hold), the records they build, the fingerprint and this module's
     form of them (their digest: every entry's key holds it)."""
     from shiplint import platforms
-    from shiplint.artifacts.reading import macho_reader
+    from shiplint.artifacts.reading import by_struct, macho_reader, static_archive
 
-    modules = (elf_reader, macho_reader, records, pointers, headers, fingerprint, platforms)
+    modules = (
+        elf_reader, macho_reader, static_archive, by_struct, records, pointers, headers,
+        fingerprint, platforms,
+    )  # fmt: skip
     files = tuple(Path(module.__file__ or "") for module in modules)
     return hashlib.sha256(cache.source_bytes((*files, Path(__file__)))).digest()
 
