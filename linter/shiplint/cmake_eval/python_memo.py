@@ -1,12 +1,12 @@
 """When the python stand-in may give an answer again without starting Python.
 
 ExecuTorch's config runs `python3 -c "import sysconfig; print(...)"` at every
-find_package, and the probe evaluates the config a dozen times a run: each start of
-the interpreter costs ~0.1 s of CPU to print the same line. So, within one configure
-run, the stand-in (target_host.py) remembers an answer and gives it again, under
+find_package, and the probe evaluates the config ten times a run: each start of the
+interpreter costs ~45 ms of CPU here to print the same line. So, within one
+configure run, the stand-in (target_host.py) gives an answer it kept again, under
 this rule.
 
-A question is remembered only when the real interpreter answered it and found, while
+A question is kept only when the real interpreter answered it and found, while
 answering, that nothing but the question can change its answer:
 
 - the command line is `-c CODE [ARG...]`, nothing before `-c` (an option such as `-i`
@@ -17,38 +17,39 @@ answering, that nothing but the question can change its answer:
   names, and expressions calling print (without `file=`), a few builtins, string and
   container methods and a closed list of those modules' functions that read the
   interpreter's own configuration (sysconfig's variables, paths and platform;
-  platform.system/machine/python_version...): nothing that reads or writes a
-  file, starts a process or reaches another module (no `_` attribute, no module or
+  platform.system/machine/python_version...): nothing that reads or writes a file,
+  starts a process or reaches another module (no `_` attribute, no module or
   function held as a value, no str.format, whose fields read any attribute; nothing
-  whose printed form holds an address, which differs from start to start);
+  whose printed form holds an address, which differs from start to start; not the
+  kernel's release, which a process's personality changes);
 - it ended normally (exit status 0), wrote nothing on stderr (a warning would, the
-  compiler's included), and
-  all it printed passed through the stand-in's copy of stdout;
+  compiler's included), and all it printed passed through the stand-in's copy of
+  stdout;
 - the environment holds no PYTHON* variable that changes what starts (PYTHONPATH,
   PYTHONSTARTUP, PYTHONINSPECT, PYTHONWARNINGS...); only PYTHONDONTWRITEBYTECODE,
   PYTHONHASHSEED, PYTHONIOENCODING, PYTHONUNBUFFERED, PYTHONUTF8, PYTHONNOUSERSITE and
-  PYTHONUSERBASE are let through (their values are in the key);
+  PYTHONUSERBASE are let through (their values are part of the question);
 - no loaded module (nor sys.path entry) lies in the working directory, HOME or
   TMPDIR (the run's writable places), and no entry of the working directory has the
   name of a loaded module (`re.py`, a `re/` directory that a file added later would
   make a package): what a later start imports is then decided by the names in the
-  working directory, which the key holds;
+  working directory, which are part of the question;
 - the user's site-packages (site.USER_SITE, in the run's HOME) does not exist: the
-  remembered answer is given only while it still does not (a .pth there runs code
-  at startup).
+  kept answer is given only while it still does not (a .pth there runs code at
+  startup).
 
-The stand-in (a sh script) looks for a remembered answer only under the first two
-conditions (and stdout and stderr open), and without starting any program: it writes, with shell builtins only,
-the physical working directory (`pwd -P`), the names in it (a glob, `/`-separated)
-and what a program it starts is given: the environment (`export -p`: exactly the
-exported variables, quoted; a variable whose name no shell variable can have is
-dropped from both, and none is one Python or sysconfig reads) and the resource
-limits (`ulimit -a`, soft and hard: a lower one can stop Python from starting). It
-reads them back into variables,
-and sources each kept answer: one that prints and exits only when the stand-in is
-the same one (`python` and `python3` may run different interpreters), and the
-number of arguments, every argument and those three texts are each the same, byte
-for byte, as when it was kept. Its own shell variables are `_shiplint_*` names, and when the
+The stand-in (a sh script) looks for a kept answer only when the command line starts
+with `-c`, stdin is /dev/null and stdout and stderr are open, and without starting
+any program: with shell builtins only, it writes the physical working directory
+(`pwd -P`), the names in it (a glob, `/`-separated) and what a program it starts is
+given: the environment (`export -p`: exactly the exported variables, quoted; a
+variable whose name no shell variable can have is dropped from both, and none is
+one Python or sysconfig reads) and the resource limits (`ulimit -a`, soft and hard:
+a lower one can stop Python from starting). It reads them back into variables and
+sources each kept answer, one that prints and exits only when the stand-in is the
+same one (`python` and `python3` may run different interpreters) and the number of
+arguments, every argument and those three texts are each the same, byte for byte,
+as when it was kept. Its own shell variables are `_shiplint_*` names, and when the
 environment it was given holds one of them it does not look at all: a shell exports
 a change to a variable it imported, and Python would be given that. Without a kept
 answer, Python runs, told where those three texts are and, if the question proves
@@ -56,17 +57,19 @@ pure, keeps its answer with them. The stand-in's own files are not part of the
 question: a config that rewrites them (they may live in its run's directory) changes
 only its own answers.
 
-An answer is kept in `$HOME/.shiplint-python-memo/answer.<pid>`, a sh file the
-stand-in sources that prints the answer and exits 0 when the question is the same
-and the user's site-packages does not exist by then: in the run's HOME, inside the
-run's temporary directory, emptied by run.py before each CMake run and made only
-for a confined run (unconfined, a config could change the interpreter itself
-between two questions); never in the user cache, so nothing outlives the run or reaches another artifact's evaluation. It is
-read and written only by the stand-in, which runs inside the run's confinement as
-the config's own processes do. A config can write there too (it can write anywhere
-in its run's directory), and the stand-in would then run what it wrote: with the
-config's own confinement and rights, which its execute_process has anyway; all it
-can change is the answers it gets itself, which it could as well make up.
+An answer is kept in `$HOME/.shiplint-python-memo/answer.<pid>` (64 at most), a sh
+file the stand-in sources that prints the answer and exits 0 when the question is
+the same and the user's site-packages does not exist by then: in the run's HOME,
+inside the run's temporary directory, emptied by run.py before each CMake run
+(following no link a config left there) and made only for a confined run
+(unconfined, a config could change the interpreter itself between two questions);
+never in the user cache, so nothing outlives the run or reaches another artifact's
+evaluation. It is read and written only by the stand-in, which runs inside the
+run's confinement as the config's own processes do. A config can write there too
+(it can write anywhere in its run's directory), and the stand-in then runs what it
+wrote: with the config's own confinement and rights, which its execute_process has
+anyway; all it can change is the answers it gets itself, which it could as well
+make up.
 
 This file is run by the stand-in's Python (its text is part of the stand-in's
 script): standard library only.
