@@ -103,7 +103,7 @@ def test_setup_names_the_packages_where_it_cannot_install(tmp_path: Path) -> Non
     assert result.returncode == 1
     assert result.stderr == (
         "install these first (Debian package names): binutils cmake g++ gcc git llvm make "
-        "ninja-build util-linux\n"
+        "ninja-build python3 util-linux\n"
     )
 
 
