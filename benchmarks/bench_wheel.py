@@ -9,7 +9,10 @@ and every child it waited for: the lief worker, CMake and what the config runs)
 and the peak resident set of the largest process.
 
     python benchmarks/bench_wheel.py [--runs N] [--release-runs N] [--no-release]
-                                     [--baseline DIR]
+                                     [--baseline DIR] [--wheel WHEEL --manifest MANIFEST]
+
+`--wheel` and `--manifest` time another wheel (a small SDK's, another project's) the
+same way, without the five-wheel part.
 
 Each artifact run is timed with the user cache a user's second run finds, with
 `--no-cache` (nothing kept is reused, but the run keeps what it makes), and with an
@@ -95,12 +98,15 @@ def _measure_in(command: list[str], env: dict[str, str], ok: tuple[int, ...]) ->
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _shiplint(wheels: list[Path], checkout: Path = REPO, *options: str) -> Command:
+def _shiplint(
+    wheels: list[Path], checkout: Path = REPO, *options: str, manifest: Path = MANIFEST
+) -> Command:
     cmakes = [
         CACHE / f"cmake-{v}" / "cmake" / "data" / "bin" / "cmake" for v in ("3.24.3", "4.4.5")
     ]
     # Each checkout with its own example manifest: the manifest's schema changes with it.
-    manifest = checkout / MANIFEST.relative_to(REPO)
+    if manifest.is_relative_to(REPO):
+        manifest = checkout / manifest.relative_to(REPO)
     command = [sys.executable, "-m", "shiplint", "check", "--no-sources", *options]
     command += ["--manifest", str(manifest)]
     for cmake in cmakes:
@@ -159,13 +165,25 @@ def _median(samples: list[Sample]) -> float:
     return statistics.median(s.wall for s in samples)
 
 
+def _cpu(samples: list[Sample]) -> float:
+    return statistics.median(s.cpu for s in samples)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--release-runs", type=int, default=5)
     parser.add_argument("--no-release", action="store_true", help="skip the five-wheel part")
     parser.add_argument("--baseline", type=Path, help="another checkout, timed alongside")
+    parser.add_argument(
+        "--wheel", type=Path, help="time this wheel instead (with --manifest; implies --no-release)"
+    )
+    parser.add_argument(
+        "--manifest", type=Path, help="its manifest (one under this checkout: each checkout's own)"
+    )
     args = parser.parse_args()
+    if (args.wheel is None) != (args.manifest is None):
+        raise SystemExit("--wheel and --manifest go together")
     missing = [name for name in RELEASE if not (WHEELS / name).is_file()]
     if missing:
         raise SystemExit(f"missing material {missing}; run .ci/fetch-material")
@@ -176,7 +194,8 @@ def main() -> int:
         f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} "
         f"{platform.release()}, Python {platform.python_version()}, load {load:.1f} at start"
     )
-    linux = WHEELS / LINUX
+    linux = WHEELS / LINUX if args.wheel is None else args.wheel.resolve()
+    manifest = MANIFEST if args.manifest is None else args.manifest.resolve()
     ours = "shiplint check (all areas, 2 CMakes)"
     # Nothing kept in the user cache is reused (every config evaluated, the compilers
     # detected, the launch tried): what a first run on a machine costs.
@@ -185,18 +204,19 @@ def main() -> int:
     # An empty user cache, a new one each run: nothing kept by an earlier run at all.
     cold = "shiplint check, empty user cache"
     commands = {
-        ours: [_shiplint([linux])],
-        uncached: [_shiplint([linux], REPO, "--no-cache")],
-        cold: [_cold(_shiplint([linux]))],
+        ours: [_shiplint([linux], manifest=manifest)],
+        uncached: [_shiplint([linux], REPO, "--no-cache", manifest=manifest)],
+        cold: [_cold(_shiplint([linux], manifest=manifest))],
     }
     if args.baseline is not None:
-        commands[f"baseline {args.baseline.name}"] = [_shiplint([linux], args.baseline)]
-        commands[f"baseline {args.baseline.name}, empty user cache"] = [
-            _cold(_shiplint([linux], args.baseline))
+        baseline = args.baseline.resolve()
+        commands[f"baseline {baseline.name}"] = [_shiplint([linux], baseline, manifest=manifest)]
+        commands[f"baseline {baseline.name}, empty user cache"] = [
+            _cold(_shiplint([linux], baseline, manifest=manifest))
         ]
     commands[theirs] = [(["auditwheel", "show", str(linux)], dict(os.environ))]
     rows = _rounds(commands, args.runs)
-    print(f"{LINUX}, {args.runs} rounds:")
+    print(f"{linux.name}, {args.runs} rounds:")
     _report(rows)
     for name in rows:
         for against in (ours, uncached, cold):
@@ -205,9 +225,10 @@ def main() -> int:
             print(
                 f"  {name} / {against}: "
                 f"{_median(rows[name]) / _median(rows[against]):.1f}x (median), "
-                f"{min(s.wall for s in rows[name]) / min(s.wall for s in rows[against]):.1f}x (best)"
+                f"{min(s.wall for s in rows[name]) / min(s.wall for s in rows[against]):.1f}x (best), "
+                f"{_cpu(rows[name]) / _cpu(rows[against]):.1f}x (CPU)"
             )
-    if not args.no_release:
+    if not args.no_release and args.wheel is None:
         wheels = [WHEELS / name for name in RELEASE]
         together = "one run, five wheels"
         singles = "five single runs (summed)"
