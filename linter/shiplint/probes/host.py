@@ -6,6 +6,7 @@ import platform as _platform
 import shutil
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from shiplint.platforms import Platform, normalise_arch
 
@@ -18,6 +19,16 @@ class Toolchain:
     compiler: str
     # CMake generator and the build tool it needs; Ninja when present, else Makefiles.
     generator: str
+
+    def configure(
+        self, cmake: str, source: Path, build: Path, package: str, config_dir: Path
+    ) -> list[str]:
+        """A consumer project's configure with this generator, finding the package's
+        config by `<package>_DIR` alone (never through the user's package registry)."""
+        return [
+            cmake, "-S", str(source), "-B", str(build), "-G", self.generator,
+            f"-D{package}_DIR={config_dir}", "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
+        ]  # fmt: skip
 
 
 def host_platform() -> Platform:

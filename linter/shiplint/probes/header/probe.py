@@ -227,15 +227,9 @@ class _Sweep:
 
     def _configure(self, source: Path, build: Path, layout: Layout, env: dict[str, str]) -> ToolRun:
         command = [
-            self.cmake.path,
-            "-S",
-            str(source),
-            "-B",
-            str(build),
-            "-G",
-            self.toolchain.generator,
-            f"-D{self.manifest.cmake.package}_DIR={layout.config_dir}",
-            "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
+            *self.toolchain.configure(
+                self.cmake.path, source, build, self.manifest.cmake.package, layout.config_dir
+            ),
             f"-DCMAKE_CXX_COMPILER={self.toolchain.compiler}",
             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
         ]

@@ -274,17 +274,9 @@ class _Session:
             else cons.main_source(self.manifest, consumer)
         )
         cons.write_project(source, text, main)
-        command = [
-            cmake,
-            "-S",
-            str(source),
-            "-B",
-            str(build),
-            "-G",
-            self.toolchain.generator,
-            f"-D{self.manifest.cmake.package}_DIR={self.layout.config_dir}",
-            "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF",
-        ]
+        command = self.toolchain.configure(
+            cmake, source, build, self.manifest.cmake.package, self.layout.config_dir
+        )
         if consumer.kind is not ConsumerKind.DISCOVERY:
             # The discovery project enables no language, so it gets no compiler options.
             command += [
