@@ -288,3 +288,28 @@ def test_an_evaluation_with_shared_abi_answers_reads_what_its_own_detection_give
     old = shared[0]  # 3.24.3's
     assert "CMAKE_SIZEOF_VOID_P=8" in old and "CMAKE_LIBRARY_ARCHITECTURE=" not in old
     assert any(read.startswith("pkg_M_LIBRARY=/") for read in old)
+
+
+def _gnu_detection(pointer_size: str) -> compilers.Detection:
+    """A detection whose C file holds the GNU id and every ABI answer 3.24.3's step sets."""
+    names = abi_sharing._abi_variables(identify(str(cmake(OLD_CMAKE_VERSION))))
+    lines = ['set(CMAKE_C_COMPILER_ID "GNU")\n']
+    lines += [
+        f'set(CMAKE_C_{name} "{pointer_size if name == "SIZEOF_DATA_PTR" else "x"}")\n'
+        for name in names
+    ]
+    return compilers.Detection("4.4.5", {"CMakeCCompiler.cmake": "".join(lines)}, "")
+
+
+def test_a_newer_detection_of_the_same_cmake_replaces_the_shared_one() -> None:
+    newest = identify(str(cmake(NEW_CMAKE_VERSION)))
+    older = identify(str(cmake(OLD_CMAKE_VERSION)))
+    key = "a toolchain of this test's own"
+    # The toolchain changed between two runs of one process: the newest CMake detected
+    # it again, and the older one is given what that detection found.
+    abi_sharing.offer(newest, key, _gnu_detection("4"))
+    abi_sharing.offer(newest, key, _gnu_detection("8"))
+    assert abi_sharing.shared_abi(older, key, ("C",))["CMAKE_C_SIZEOF_DATA_PTR"] == "8"
+    # An older CMake's detection never replaces a newer one's.
+    abi_sharing.offer(older, key, _gnu_detection("2"))
+    assert abi_sharing.shared_abi(older, key, ("C",))["CMAKE_C_SIZEOF_DATA_PTR"] == "8"

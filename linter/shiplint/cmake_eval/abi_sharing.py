@@ -48,10 +48,12 @@ def toolchain_key(arguments: Sequence[str], languages: Sequence[str]) -> str:
 
 def offer(cmake: CMakeBinary, toolchain: str, detection: compilers.Detection) -> None:
     """Make `detection` (this CMake's, kept or just made) the one later CMakes of this
-    toolchain share from, unless a newer CMake's is there already."""
+    toolchain share from, unless a newer CMake's is there already. The same CMake's
+    latest replaces its earlier one: a process making several runs (a toolchain changed
+    in between, and detected again) shares the detection of the toolchain as it is."""
     with _SHARED_LOCK:
         held = _SHARED.get(toolchain)
-        if held is None or held[0] < cmake.version:
+        if held is None or held[0] <= cmake.version:
             _SHARED[toolchain] = (cmake.version, detection)
 
 
