@@ -181,3 +181,35 @@ def test_an_encrypted_or_patched_member_is_read_by_zipfile(
     assert _plain(path) is None
     # zipfile refuses it (a password, or a feature it lacks): no RECORD problem of its own.
     assert _outcome(path) == [] == _zipfile_outcome(path, monkeypatch)
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_a_member_read_before_is_hashed_from_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: bool
+) -> None:
+    from shiplint import cache
+    from shiplint.artifacts.archive import open_artifact
+
+    content = CONTENT.replace(b"line 7 ", b"LINE 7 ", 1) if changed else CONTENT
+    path = _wheel(tmp_path, rawzip.entry(NAME, content, compress=True))
+    asked: list[str] = []
+
+    def counted(real: Callable[..., object]) -> Callable[..., object]:
+        def reader(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, *rest: str) -> object:
+            asked.append(info.filename)
+            return real(zip_file, info, *rest)
+
+        return reader
+
+    monkeypatch.setattr(integrity, "_confirmed", counted(integrity._confirmed))
+    monkeypatch.setattr(integrity, "_member_hash", counted(integrity._member_hash))
+    with cache.refusing_reuse(), open_artifact(path) as tree:
+        assert tree.read(NAME) == content
+        problems = [(p.kind, p.member) for p in tree.integrity()]  # type: ignore[attr-defined]
+    if changed:
+        # Not confirmed by what was read: read again, and the mismatch said as before.
+        assert problems == [("record-hash", NAME)]
+        assert asked == [NAME, NAME]
+    else:
+        assert problems == []
+        assert asked == []

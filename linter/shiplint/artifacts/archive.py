@@ -336,7 +336,9 @@ class ZipTree(ArtifactTree):
         from shiplint.artifacts.integrity import check_wheel
 
         with self._lock:
-            return check_wheel(self.path, self._zip, record=self.kind is ArtifactKind.WHEEL)
+            # The members read so far (a first run's libraries) are hashed, not inflated again.
+            inflated = {self._info(name): data for name, data in self._cache.items()}
+            return check_wheel(self.path, self._zip, self.kind is ArtifactKind.WHEEL, inflated)
 
     def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
         # A zip symlink stores its target as the member's data (small by construction).

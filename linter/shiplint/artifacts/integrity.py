@@ -22,6 +22,7 @@ import io
 import struct
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -57,21 +58,36 @@ class Problem:
     detail: str
 
 
-def check_wheel(path: Path, zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
+def check_wheel(
+    path: Path,
+    zip_file: zipfile.ZipFile,
+    record: bool = True,
+    inflated: Mapping[zipfile.ZipInfo, bytes] | None = None,
+) -> tuple[Problem, ...]:
     """Every disagreement between the archive's members, its local headers and (a wheel's,
-    when `record`) RECORD; kept by the archive file's digest."""
-    return _KEPT.through(lambda: _check(zip_file, record), file_digest(path), bytes([record]))
+    when `record`) RECORD; kept by the archive file's digest. `inflated`: members the
+    caller already read whole through zipfile, by their entry (a first run has inflated
+    the wheel's libraries to read them: they are hashed, not inflated again)."""
+    return _KEPT.through(
+        lambda: _check(zip_file, record, inflated or {}), file_digest(path), bytes([record])
+    )
 
 
-def _check(zip_file: zipfile.ZipFile, record: bool = True) -> tuple[Problem, ...]:
-    found = _record_problems(zip_file) if record else []
+def _check(
+    zip_file: zipfile.ZipFile,
+    record: bool = True,
+    inflated: Mapping[zipfile.ZipInfo, bytes] | None = None,
+) -> tuple[Problem, ...]:
+    found = _record_problems(zip_file, inflated or {}) if record else []
     return (*found, *_header_problems(zip_file))
 
 
 # -- RECORD ---------------------------------------------------------------------------
 
 
-def _record_problems(zip_file: zipfile.ZipFile) -> list[Problem]:
+def _record_problems(
+    zip_file: zipfile.ZipFile, inflated: Mapping[zipfile.ZipInfo, bytes]
+) -> list[Problem]:
     infos = {i.filename: i for i in zip_file.infolist() if not i.is_dir()}
     records = [n for n in infos if n.count("/") == 1 and n.endswith(".dist-info/RECORD")]
     if len(records) != 1:
@@ -104,7 +120,7 @@ def _record_problems(zip_file: zipfile.ZipFile) -> list[Problem]:
             )  # fmt: skip
             continue
         if not _unhashed(normal, record):
-            problems += _row_problems(zip_file, info, row, line)
+            problems += _row_problems(zip_file, info, row, line, inflated.get(info))
     for name in sorted(infos):
         if name not in listed and not _unhashed(name, record):
             problems.append(
@@ -127,7 +143,11 @@ def _unhashed(name: str, record: str) -> bool:
 
 
 def _row_problems(
-    zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, row: list[str], line: int
+    zip_file: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    row: list[str],
+    line: int,
+    inflated: bytes | None = None,
 ) -> list[Problem]:
     name = info.filename
     hash_text = row[1] if len(row) > 1 else ""
@@ -147,6 +167,10 @@ def _row_problems(
             Problem("record-hash", name, f"RECORD line {line} uses {printable(algorithm)!r}, "
                     "which a wheel may not (sha256 or stronger)"),
         ]  # fmt: skip
+    # Bytes zipfile gave for this entry, read whole without an error, are what it gives
+    # again: hashing them is reading the member.
+    if inflated is not None and _encoded(hashlib.new(algorithm, inflated)) == expected:
+        return problems
     if _confirmed(zip_file, info, algorithm, expected):
         return problems
     actual = _member_hash(zip_file, info, algorithm)
@@ -229,7 +253,7 @@ def _plain_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str
     complete = inflater is None or (inflater.eof and not inflater.unused_data)
     if not complete or left or pending or size != info.file_size:
         return None
-    return base64.urlsafe_b64encode(hasher.digest()).rstrip(b"=").decode("ascii")
+    return _encoded(hasher)
 
 
 def _member_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:
@@ -242,6 +266,11 @@ def _member_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: st
         return None
     except Exception:
         return None
+    return _encoded(hasher)
+
+
+def _encoded(hasher: Any) -> str:
+    """A digest as RECORD writes it: urlsafe base64, unpadded."""
     return base64.urlsafe_b64encode(hasher.digest()).rstrip(b"=").decode("ascii")
 
 
