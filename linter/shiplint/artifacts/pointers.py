@@ -47,7 +47,10 @@ def unreadable_pointers(reason: str, *, transient: bool = False) -> RelocatedPoi
 @dataclass(frozen=True)
 class Region:
     start: int
-    data: bytes
+    # The file-backed part: a view into the file's bytes where the reader has them whole
+    # (a library's sections are most of its bytes, not copied to read a few thousand
+    # words and strings out of them).
+    data: bytes | memoryview
     size: int
     executable: bool
 
@@ -81,7 +84,9 @@ class Image:
             return None
         offset = address - region.start
         # Bytes past the file-backed part (bss) read as zero, as they are loaded.
-        return int.from_bytes(region.data[offset : offset + size].ljust(size, b"\0"), "little")
+        return int.from_bytes(
+            bytes(region.data[offset : offset + size]).ljust(size, b"\0"), "little"
+        )
 
     def string(self, address: int) -> str | None:
         region = self._find(address)
@@ -111,8 +116,9 @@ def _string_at(region: Region, address: int) -> str | None:
     # The NUL-terminated string AT the address, which may be the tail of a
     # longer literal: exactly what the runtime reads through the pointer.
     offset = address - region.start
-    end = region.data.find(b"\0", offset, offset + _MAX_POINTED_STRING)
-    raw = region.data[offset:end] if end >= 0 else b""
+    window = bytes(region.data[offset : offset + _MAX_POINTED_STRING])
+    end = window.find(b"\0")
+    raw = window[:end] if end >= 0 else b""
     # Deleting every printable ASCII byte leaves nothing only when all of them are.
     if not raw or raw.translate(None, _PRINTABLE):
         return None

@@ -33,7 +33,6 @@ import mmap
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from shiplint.artifacts.headers import ELF_MAGIC, elf_truncation
 from shiplint.artifacts.pointers import Image, Region, RelocatedPointers
@@ -705,13 +704,11 @@ def read_elf_pointers(data: bytes) -> RelocatedPointers | None:
         return None
 
 
-# A tuple, not a frozen dataclass: a library has tens of thousands of relocations, and
-# a frozen dataclass's constructor was a third of reading them.
-class _Relocation(NamedTuple):
-    address: int
-    type: int  # as lief types it: r_type | the machine's bits
-    symbol: int | None  # index into the dynamic symbols, None for RELR
-    addend: int | None  # None: REL or RELR, the addend is in the slot
+# (address, type as lief types it: r_type | the machine's bits, index into the dynamic
+# symbols or None for RELR, addend or None for REL and RELR: the addend is in the slot).
+# A plain tuple: a library has tens of thousands of relocations, and a frozen
+# dataclass's constructor was a third of reading them, and a NamedTuple's is Python code.
+_Relocation = tuple[int, int, int | None, int | None]
 
 
 def _pointers(elf: _Elf) -> RelocatedPointers:
@@ -726,22 +723,23 @@ def _pointers(elf: _Elf) -> RelocatedPointers:
     image = Image(regions)
     word = elf.word
     slots: dict[int, int] = {}
-    for reloc in relocations:
+    for address, kind, symbol, addend in relocations:
         target: int | None
-        if reloc.type in _RELATIVE:
-            target = reloc.addend if reloc.addend is not None else image.word(reloc.address, word)
+        if kind in _RELATIVE:
+            target = addend if addend is not None else image.word(address, word)
         elif (
-            _ABSOLUTE.get(reloc.type) == word * 8
-            and reloc.symbol is not None
-            and reloc.symbol < len(symbols)
-            and symbols[reloc.symbol][3] != 0
+            _ABSOLUTE.get(kind) == word * 8
+            and symbol is not None
+            and symbol < len(symbols)
+            and symbols[symbol][3] != 0
         ):
-            addend = reloc.addend if reloc.addend is not None else image.word(reloc.address, word)
-            target = symbols[reloc.symbol][4] + (addend or 0)
+            if addend is None:
+                addend = image.word(address, word)
+            target = symbols[symbol][4] + (addend or 0)
         else:
             continue
         if target is not None:
-            slots[reloc.address] = target
+            slots[address] = target
     return image.pointers(word, slots)
 
 
@@ -761,12 +759,8 @@ def _dynamic_relocations(elf: _Elf) -> Iterator[_Relocation]:
         for fields in elf.table(offset, count, shape):
             any_table = True
             info = fields[1]
-            yield _Relocation(
-                fields[0],
-                info & mask | bits,
-                (info >> shift) & 0xFFFFFFFF,
-                fields[2] if rela else None,
-            )
+            yield (fields[0], info & mask | bits, (info >> shift) & 0xFFFFFFFF,
+                   fields[2] if rela else None)  # fmt: skip
     for table, size_tag in ((_DT_RELR, _DT_RELRSZ), (_DT_ANDROID_RELR, _DT_ANDROID_RELRSZ)):
         if table in elf.first and size_tag in elf.first:
             offset = elf.offset(elf.first[table])
@@ -786,7 +780,7 @@ def _relr(elf: _Elf, offset: int, size: int) -> Iterator[_Relocation]:
         if produced >= _NB_MAX_RELOCATIONS:
             return
         if entry & 1 == 0:
-            yield _Relocation(entry, kind, None, None)
+            yield (entry, kind, None, None)
             produced += 1
             base = (entry + word) & mask
         else:
@@ -794,7 +788,7 @@ def _relr(elf: _Elf, offset: int, size: int) -> Iterator[_Relocation]:
             entry >>= 1
             while entry:
                 if entry & 1:
-                    yield _Relocation(address & mask, kind, None, None)
+                    yield (address & mask, kind, None, None)
                     produced += 1
                 entry >>= 1
                 address += word
@@ -804,15 +798,19 @@ def _relr(elf: _Elf, offset: int, size: int) -> Iterator[_Relocation]:
 def _regions(elf: _Elf) -> list[Region]:
     """The ALLOC sections, else the LOAD segments: what lief_reader reads pointers in."""
     regions: list[Region] = []
+    # Views, not copies, of the file's bytes (a mapped file is sliced: a view would keep
+    # its mapping from closing).
+    view = memoryview(elf.data) if isinstance(elf.data, bytes) else elf.data
     for section in elf.sections:
         if not section.flags & _SHF_ALLOC:
             continue
+        content: bytes | memoryview = b""
         if section.type == _SHT_NOBITS or section.size == 0:
-            content = b""
+            pass
         elif section.offset > elf.size or section.size > elf.size - section.offset:
             raise _Unsure  # lief keeps no content for it
         else:
-            content = elf.data[section.offset : section.offset + section.size]
+            content = view[section.offset : section.offset + section.size]
         regions.append(
             Region(section.addr, content, section.size, bool(section.flags & _SHF_EXECINSTR))
         )
@@ -821,7 +819,7 @@ def _regions(elf: _Elf) -> list[Region]:
     return [
         Region(
             s.vaddr,
-            elf.data[s.offset : s.offset + s.filesz] if 0 < s.filesz < (3 << 30) else b"",
+            view[s.offset : s.offset + s.filesz] if 0 < s.filesz < (3 << 30) else b"",
             s.memsz,
             bool(s.flags & 1),
         )
