@@ -22,7 +22,10 @@ so only an entry this user's shiplint wrote is used). Its names are
 checked again when read and before seeding: the version directory is a version,
 each file one of CMake's platform files, never a path.
 
-Older CMakes of a run may skip the ABI part of theirs (abi_sharing.py).
+Older CMakes of a run may skip the ABI part of theirs (abi_sharing.py). A probe
+made without languages (compiler_need.py) starts the same way from a detection of
+the system alone (`project(... NONE)`): CMake's own questions about the host
+(`uname`) are then asked there, never beside the config's.
 """
 
 from __future__ import annotations
@@ -154,7 +157,8 @@ def detection_project(directory: Path, languages: Sequence[str], before: str = "
     answers); returns its source directory."""
     source = directory / "src"
     source.mkdir(parents=True, exist_ok=True)
-    text = _DETECT_PROJECT.format(before=before, languages=" ".join(languages))
+    # Without languages: the system's determination alone (CMakeSystem.cmake).
+    text = _DETECT_PROJECT.format(before=before, languages=" ".join(languages) or "NONE")
     (source / "CMakeLists.txt").write_text(text, encoding="utf-8")
     return source
 

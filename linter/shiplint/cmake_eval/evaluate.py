@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from shiplint.artifacts.configs import installed_configs
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.tree import Tree
+from shiplint.cmake_eval import compiler_need
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.cmake_eval.compare import compare_routes, route_coverage
 from shiplint.cmake_eval.diagnostics import config_text, created, diagnose
@@ -255,7 +256,10 @@ def _evaluate_all(
 
 def _detect_newest(layout: Layout, cmakes: Sequence[str], timeout: float, work: Path) -> None:
     """With several CMakes, the newest detects the compilers first: the others then share
-    its ABI answers (abi_sharing.py) instead of compiling and linking them again."""
+    its ABI answers (abi_sharing.py) instead of compiling and linking them again. Not for
+    a package evaluated without them first (evaluate_once)."""
+    if not host_languages() or needs_compilers(layout) is None:
+        return
     found = []
     for path in cmakes:
         try:
@@ -308,8 +312,43 @@ def evaluate_once(
     timeout: float,
     work: Path,
 ) -> ConfigEvaluation:
-    """One configure run of the probe against `layout` (or its replay),
-    read back into a model."""
+    """One configure run of the probe against `layout` (or its replay), read back into
+    a model, as a consumer with the host's languages sees the config: first without
+    them when no file of the package names what their detection sets, then with them
+    when the run showed it may have needed them (compiler_need.py)."""
+    languages = host_languages()
+    started = time.monotonic()
+    if languages and needs_compilers(layout) is None:
+        evaluation, _ = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, ())
+        if evaluation is not None:
+            return evaluation
+        timeout = max(timeout - (time.monotonic() - started), 0.0)
+        work = work.with_name(f"{work.name}-languages")
+    evaluation, _ = _evaluate(
+        layout, manifest, cmake, configured_as, route, timeout, work, languages
+    )
+    assert evaluation is not None  # with the languages, every run is read
+    return evaluation
+
+
+def needs_compilers(layout: Layout) -> str | None:
+    """Why an evaluation of `layout` needs the compilers before it runs (a package file
+    naming a variable their detection sets), or None."""
+    return compiler_need.named_in(layout.tree_cmake_files())
+
+
+def _evaluate(
+    layout: Layout,
+    manifest: Manifest,
+    cmake: CMakeBinary,
+    configured_as: str,
+    route: str | None,
+    timeout: float,
+    work: Path,
+    enabled: tuple[str, ...],
+) -> tuple[ConfigEvaluation | None, str | None]:
+    """evaluate_once with the languages `enabled`; without them, None and the reason
+    when a run may have answered otherwise with them."""
     shipped = _shipped_components(manifest, layout)
     spell = manifest.request_name
     # Targets that are no find_package component are never named after COMPONENTS.
@@ -331,6 +370,9 @@ def evaluate_once(
     requests = [*batched, *alone, *absent, *sets]
     first_set = len(requests) - len(sets)
     languages = host_languages()
+    # Made without the languages the host has: a run may say it needed them.
+    tentative = enabled != languages
+    needs: list[str] = []
     # The twin and the requests for what the artifact lacks are asked as REQUIRED
     # (SL109 is about a REQUIRED request).
     required = frozenset(range(1 if together else 0, first_set))
@@ -352,7 +394,7 @@ def evaluate_once(
             requests,
             layout.configure,
             tuple(directory for _, directory in layout.alternates),
-            languages,
+            enabled,
             required,
             only,
         )
@@ -360,8 +402,12 @@ def evaluate_once(
         # where the probe configures a .cmake.in source), nothing else.
         remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
         outcome = configure_kept(
-            cmake, probe.source_dir, layout, here, remaining, languages, stand_ins
+            cmake, probe.source_dir, layout, here, remaining, enabled, stand_ins, tentative
         )
+        # A run that never finished (the time limit, a CMake stopped from outside) would
+        # not finish with them either: its answer is the evaluation's.
+        if outcome.compiler_need is not None and not (outcome.timed_out or outcome.halted):
+            needs.append(outcome.compiler_need)
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
@@ -369,7 +415,10 @@ def evaluate_once(
             answers = answer_all(run, requests, manifest.cmake.package, deadline)
     except TreeNotWritten as exc:
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
-        return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
+        failed = _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
+        return failed, None
+    if needs:
+        return None, needs[0]
     probe, outcome = answers.first.probe, answers.outcome
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
@@ -393,7 +442,7 @@ def evaluate_once(
                 )
             )
     aggregates, component_variables, targets = published
-    return ConfigEvaluation(
+    evaluation = ConfigEvaluation(
         mode=layout.mode,
         label=layout.label,
         platform=layout.platform,
@@ -442,6 +491,7 @@ def evaluate_once(
             mapper,
         ),
     )
+    return evaluation, None
 
 
 def _config_files(layout: Layout) -> Iterator[tuple[Path, bytes]]:

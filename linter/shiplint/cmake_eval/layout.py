@@ -13,12 +13,13 @@ placements and required directories for one platform.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -160,6 +161,26 @@ class Layout:
             except OSError:
                 continue  # unreadable here means the evaluation reports it
 
+    @functools.cached_property
+    def traced_files(self) -> tuple[Path, ...]:
+        """The `.cmake` files of the tree, which a run traces (sorted): from the plan when
+        there is one (the same files once written), else found on disk."""
+        if self.planned is not None:
+            return tuple(path for path, _ in self.planned.cmake_files(self.root))
+        return tuple(sorted(self.root.rglob("*.cmake")))
+
+    def tree_cmake_files(self) -> Iterator[tuple[str, bytes]]:
+        """Every `.cmake` file of the tree (what a run traces) and each `.cmake.in` source
+        the probe configures into it, named by path, with their bytes."""
+        if self.planned is not None:
+            found: Iterable[tuple[Path, bytes]] = self.planned.cmake_files(self.root)
+        else:
+            found = _read_all(sorted(self.root.rglob("*.cmake")))
+        for path, data in found:
+            yield str(path), data
+        for path, data in _read_all([item.template for item in self.configure]):
+            yield str(path), data
+
     def location(self, member: str) -> Location:
         """Where a finding about a file of the tree points."""
         for tree_member, repo_path in self.sources:
@@ -168,6 +189,14 @@ class Layout:
         if self.mode is Mode.ARTIFACT:
             return self.config_location.within(member)
         return Location(member)
+
+
+def _read_all(paths: Iterable[Path]) -> Iterator[tuple[Path, bytes]]:
+    for path in paths:
+        try:
+            yield path, path.read_bytes()
+        except OSError:
+            continue  # unreadable here means the evaluation reports it
 
 
 def shipped_libraries(

@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from shiplint.cmake_eval import compilers
+from shiplint.cmake_eval import compiler_need, compilers
 from shiplint.cmake_eval import run as launch
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.layout import Layout, PlannedTree
@@ -122,11 +122,16 @@ def configure_kept(
     timeout: float,
     languages: tuple[str, ...],
     stand_ins: Path | None = None,
+    tentative: bool = False,
 ) -> RunOutcome:
     """The probe's configure run (see run.configure): replayed when an entry for the same
     inputs is kept and what the config reached is unchanged; else run under CMake's trace
     and kept. A run refusing reuse (`cache.refusing_reuse`: --no-cache) finds no kept
-    entry it did not write itself, so it runs, and keeps the fresh run."""
+    entry it did not write itself, so it runs, and keeps the fresh run.
+
+    A `tentative` run is one made without the languages a consumer would enable: its
+    outcome says why it may have answered otherwise with them (compiler_need.py), and
+    it is kept only when nothing says so."""
     root = work.parent
     products = frozenset(item.output for item in layout.configure)
     described = _Run(
@@ -156,7 +161,7 @@ def configure_kept(
     def run(fifo: Path | None) -> RunOutcome:
         layout.write()  # CMake reads the tree: no longer only planned
         # The package's files, and what the run configures from a .cmake.in.
-        sources = sorted({*layout.root.rglob("*.cmake"), *products})
+        sources = sorted({*layout.traced_files, *products})
         extra = tuple(trace_arguments(fifo, sources)) if fifo is not None else ()
         return configure(
             cmake,
@@ -170,7 +175,17 @@ def configure_kept(
             path_first=(stand_ins,) if stand_ins is not None else (),
         )
 
-    return _kept(described, run, work, timeout, lambda: _detection(cmake, layout, languages))
+    def judged(reached: Reached | None) -> str | None:
+        if not tentative:
+            return None
+        if reached is None:
+            return "the run was not traced"
+        traced = frozenset(str(p) for p in (*layout.traced_files, *products))
+        return compiler_need.shown_by(reached, traced)
+
+    return _kept(
+        described, run, work, timeout, lambda: _detection(cmake, layout, languages), judged
+    )
 
 
 def script_kept(
@@ -207,6 +222,7 @@ def _kept(
     work: Path,
     timeout: float,
     detection: Callable[[], str | None],
+    judged: Callable[[Reached | None], str | None] = lambda _: None,
 ) -> RunOutcome:
     started = time.monotonic()
     given = _given(described)
@@ -223,12 +239,14 @@ def _kept(
     except OSError:
         reader = None  # no FIFO here: run untraced, and keep nothing
     if reader is None:
-        return run(None)
+        return replace(run(None), compiler_need=judged(None))
     try:
         outcome = run(fifo)  # traced into the FIFO
     finally:
         # Also when the run raised (its tree could not be written): no thread left waiting.
         reached = reader.finish()
+    # Kept with it: a replay of a run that may have needed the compilers says so too.
+    outcome = replace(outcome, compiler_need=judged(reached))
     if outcome.timed_out or outcome.halted or RUNS.stopping or not reached.complete:
         return outcome
     decided = detection()  # a detection made by this run is what a replay starts from
@@ -367,10 +385,9 @@ def _relative(path: str, root: Path | str) -> str:
 
 
 def _detection(cmake: CMakeBinary, layout: Layout, languages: tuple[str, ...]) -> str | None:
-    """The kept compiler detection's entry and content the run starts from ("" without
-    languages); None when none is kept, or its toolchain changed: then nothing is replayed."""
-    if not languages:
-        return ""
+    """The kept detection's entry and content the run starts from (without languages,
+    the system's alone); None when none is kept, or its toolchain changed: then nothing
+    is replayed."""
     arguments = platform_arguments(layout.platform, languages)
     given = compilers.inputs(cmake, arguments, languages)
     kept = compilers.load(given)
@@ -397,6 +414,9 @@ class _Kept:
     programs: dict[str, object]
     paths: dict[str, object]
     searched: dict[str, object]
+    # Why a run made without languages may have answered otherwise with them, or None
+    # (RunOutcome.compiler_need): kept, so a replay makes the evaluation with them at once.
+    compiler_need: str | None = None
 
 
 def _encode(kept: _Kept) -> Any:
@@ -412,6 +432,7 @@ def _encode(kept: _Kept) -> Any:
         "programs": kept.programs,
         "paths": kept.paths,
         "searched": kept.searched,
+        "compiler_need": kept.compiler_need,
     }
 
 
@@ -421,8 +442,10 @@ def _decode(entry: Any) -> _Kept:
     returncode, stdout, stderr = outcome["returncode"], outcome["stdout"], outcome["stderr"]
     seconds = outcome["seconds"]
     fields = (entry["outputs"], entry["programs"], entry["paths"], entry["searched"])
+    need = entry["compiler_need"]
     if not (
-        type(returncode) is int
+        (need is None or isinstance(need, str))
+        and type(returncode) is int
         and isinstance(stdout, str)
         and isinstance(stderr, str)
         and type(seconds) in (int, float)
@@ -430,13 +453,14 @@ def _decode(entry: Any) -> _Kept:
         and all(isinstance(text, str) for text in fields[0].values())
     ):
         raise TypeError("not a kept run")
-    return _Kept(returncode, stdout, stderr, seconds, Confinement(outcome["confinement"]), *fields)
+    confinement = Confinement(outcome["confinement"])
+    return _Kept(returncode, stdout, stderr, seconds, confinement, *fields, need)
 
 
 # Keyed by everything the run is given (`_given`) and the compiler detection it starts
 # from; the identity names the entry's form.
 _RUNS_KEPT: Memo[_Kept] = Memo(
-    "cmake-evaluations", constant(b"format 3"), _encode, _decode, largest=MAX_ENTRY_BYTES
+    "cmake-evaluations", constant(b"format 4"), _encode, _decode, largest=MAX_ENTRY_BYTES
 )
 
 
@@ -470,6 +494,7 @@ def _entry(outcome: RunOutcome, reached: Reached, described: _Run) -> _Kept | No
         _programs(sorted(reached.programs)),
         _identities(sorted(set(paths))),
         _identities(search_dirs()) if reached.searched else {},
+        None if outcome.compiler_need is None else _relative(outcome.compiler_need, root),
     )
 
 
@@ -558,6 +583,9 @@ def _replay(kept: _Kept | None, described: _Run, timeout: float) -> RunOutcome |
         kept.stderr.replace(_PLACEHOLDER, here),
         kept.seconds,
         kept.confinement,
+        compiler_need=(
+            None if kept.compiler_need is None else kept.compiler_need.replace(_PLACEHOLDER, here)
+        ),
     )
 
 

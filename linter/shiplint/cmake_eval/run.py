@@ -98,6 +98,9 @@ class RunOutcome:
     halted: bool = False
     # Replayed from the user cache (replay.py): no CMake ran.
     reused: bool = False
+    # Why a run made without languages may have answered otherwise with them
+    # (compiler_need.py), or None: it could not (a replayed run was kept only then).
+    compiler_need: str | None = None
 
     @property
     def timed_out(self) -> bool:
@@ -342,8 +345,8 @@ def configure(
     to a compiler detection made first, and so does `path_first` (directories put before
     the caller's PATH).
 
-    With `languages`, the build tree starts from this toolchain's kept compiler
-    detection (compilers.py), made first in a project of its own when none is kept.
+    The build tree starts from this toolchain's kept detection of the system and the
+    `languages` (compilers.py), made first in a project of its own when none is kept.
     """
     mode = confinement() if confine is None else confine
     work.mkdir(parents=True, exist_ok=True)
@@ -353,13 +356,12 @@ def configure(
     arguments = platform_arguments(platform, languages)
     build = work / "build"
     spent = 0.0
-    if languages:
-        detected = _detection(cmake, arguments, languages, work, timeout, fence)
-        if isinstance(detected, RunOutcome):
-            return detected  # the detection itself ran out of time: so did this run
-        spent, detection = detected
-        if detection is not None:
-            compilers.seed(build, detection)
+    detected = _detection(cmake, arguments, languages, work, timeout, fence)
+    if isinstance(detected, RunOutcome):
+        return detected  # the detection itself ran out of time: so did this run
+    spent, detection = detected
+    if detection is not None:
+        compilers.seed(build, detection)
     remaining = max(deadline - time.monotonic(), 0.0)
     outcome = _run(
         [cmake.path, *extra, "-S", str(source), "-B", str(build), *arguments],

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shiplint.cmake_eval.detected_names import DETECTED
+
 # Commands whose arguments name files or programs the config depends on.
 _REACHING = frozenset(
     {
@@ -45,6 +47,23 @@ _REACHING = frozenset(
         "cmake_path",
     }
 )
+# Commands whose effect a compiler detection can change (compiler_need.py): they enable
+# or use a language, or run code the trace of the package's files does not show.
+_COMPILING = frozenset(
+    {
+        "enable_language",
+        "project",
+        "try_compile",
+        "try_run",
+        "add_library",
+        "add_executable",
+        "add_subdirectory",
+        "subdirs",
+        "cmake_language",
+    }
+)
+# Targets of these kinds are never built: declaring one uses no compiler.
+_UNBUILT = frozenset({"IMPORTED", "INTERFACE", "ALIAS"})
 # Calls that search the system's prefixes: what they find depends on what is installed.
 SEARCHING = frozenset(
     {"find_package", "find_dependency", "find_library", "find_path", "find_file", "find_program"}
@@ -70,6 +89,12 @@ class Reached:
     searched: bool = False
     # False: the trace was cut, unreadable or never written; what was reached is unknown.
     complete: bool = False
+    # What a compiler detection could answer otherwise (compiler_need.py): commands that
+    # use a compiler or run untraced code, and arguments naming what the detection sets,
+    # as "<command or name> at <file>:<line>".
+    compiler_uses: list[str] = field(default_factory=list)
+    # What the traced files included: absolute paths, or CMake module names.
+    included: set[str] = field(default_factory=set)
 
 
 def trace_arguments(fifo: Path, sources: list[Path]) -> list[str]:
@@ -131,7 +156,10 @@ def _take(line: bytes, reached: Reached) -> None:
     if match is None:
         return
     command = match.group(1).decode("ascii").lower()
-    if command not in _REACHING:
+    # Expanded arguments naming what the detection sets: a name made at run time
+    # (`if(${name})`) that the file's text does not show.
+    naming = DETECTED.search(line) is not None
+    if command not in _REACHING and command not in _COMPILING and not naming:
         return
     try:
         record = json.loads(line)
@@ -141,12 +169,42 @@ def _take(line: bytes, reached: Reached) -> None:
     if not isinstance(arguments, list):
         return
     words = [a for a in arguments if isinstance(a, str)]
+    if naming:
+        _take_naming(words, record, reached)
+    if command in _COMPILING:
+        _take_compiling(command, words, record, reached)
+        return
+    if command not in _REACHING:
+        return
+    if command == "include" and words:
+        reached.included.add(words[0])
     if command in SEARCHING:
         reached.searched = True
     if command == "execute_process":
         reached.programs.update(_programs(words))
     for word in words:
         reached.paths.update(named_paths(word))
+
+
+def _take_naming(words: list[str], record: dict[str, object], reached: Reached) -> None:
+    for word in words:
+        found = DETECTED.search(word.encode("utf-8", "surrogateescape"))
+        if found is not None:
+            _use(reached, found.group(0).decode("ascii", "replace"), record)
+            return
+
+
+def _use(reached: Reached, what: str, record: dict[str, object]) -> None:
+    if len(reached.compiler_uses) < MAX_NAMED:
+        reached.compiler_uses.append(f"{what} at {record.get('file')}:{record.get('line')}")
+
+
+def _take_compiling(
+    command: str, words: list[str], record: dict[str, object], reached: Reached
+) -> None:
+    if command in ("add_library", "add_executable") and _UNBUILT.intersection(words[1:]):
+        return
+    _use(reached, command, record)
 
 
 def _programs(words: list[str]) -> list[str]:

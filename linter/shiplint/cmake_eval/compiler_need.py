@@ -1,0 +1,84 @@
+"""Whether a config's evaluation can depend on the consumer's compilers.
+
+A consumer's `project()` enables C and CXX (languages.py), and CMake then detects
+both compilers: on a first run, the largest part of an evaluation's time. Most
+configs never look at what that detection produced: they set imported targets'
+paths and variables, and read the system's name. Such a config answers a
+`project(x NONE)` consumer exactly as it answers a `project(x C CXX)` one, so the
+probe first evaluates it without languages, and evaluates it again with them
+unless it is sure nothing the config did could see the difference.
+
+What enabling C and CXX changes for a config, measured with CMake 3.24.3 and 4.4.5
+for the host, Darwin and Windows (every variable of `get_cmake_property(VARIABLES)`
+after each project(), names and values; tests/test_cmake_compiler_need.py does it
+again with the real CMakes): the variables the detection defines (per-language and
+per-standard settings, the tools it found, the pointer size, the library
+architecture, MSVC/MINGW), and on Windows the library naming (prefixes, suffixes,
+what find_library looks for). Apart from those, the two projects' variables are
+the same. So the config may depend on the compilers when
+
+- a file of the package names one of those variables, or builds a `CMAKE_...` name
+  from a variable, anywhere in its text (read before the run: such a package is
+  evaluated with languages at once);
+- the run searched the system (find_package, find_dependency, find_library...: the
+  search directories follow the pointer size and the library architecture), enabled
+  a language or declared a project, compiled something (try_compile, try_run), made
+  a target that is built (a non-imported add_library or add_executable), ran code
+  it built as text (cmake_language EVAL), or included a file the trace does not show
+  (anything but the package's own .cmake files and the few CMake modules below,
+  which name none of those variables and include nothing else): read from CMake's
+  own trace of the run.
+
+`CMAKE_MATCH_<n>` also differs, left over from the detection's regular expressions:
+a consumer's leftover matches are whatever its own project matched last, which no
+config can rely on, so reading them is no need.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from shiplint.cmake_eval.detected_names import DETECTED
+from shiplint.cmake_eval.trace import Reached
+
+# CMake modules a config includes that name none of the variables above, define only
+# functions and macros, and include nothing outside this set (the test reads them in
+# the real CMakes): what they do runs in the config's own traced commands.
+ALLOWED_MODULES = frozenset(
+    {
+        "CMakeFindDependencyMacro",
+        "FindPackageHandleStandardArgs",
+        "FindPackageMessage",
+        "CMakeParseArguments",
+    }
+)
+
+
+def named_in(files: Iterable[tuple[str, bytes]]) -> str | None:
+    """The first variable of the compiler detection a package file names, as
+    "<name> in <file>", or None when none does."""
+    for name, text in files:
+        match = DETECTED.search(text)
+        if match is not None:
+            return f"{match.group(0).decode('ascii', 'replace')} in {name}"
+    return None
+
+
+def shown_by(reached: Reached, traced: frozenset[str]) -> str | None:
+    """What the traced run did that a compiler detection could answer differently, or
+    None when nothing; `traced` holds the files the trace covered. A trace that is not
+    complete shows nothing for sure."""
+    if not reached.complete:
+        return "the run's trace is not complete"
+    if reached.searched:
+        return "the config searched the system"
+    if reached.compiler_uses:
+        return reached.compiler_uses[0]
+    for target in sorted(reached.included):
+        if posixpath.isabs(target):
+            if target not in traced:
+                return f"include({target})"
+        elif target not in ALLOWED_MODULES:
+            return f"include({target})"
+    return None
