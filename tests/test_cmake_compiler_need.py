@@ -158,14 +158,23 @@ set(pkg_FOUND TRUE)
 """
 
 
-def _evaluate(tmp_path: Path, config: str) -> list[ConfigEvaluation]:
+def _evaluate(
+    tmp_path: Path,
+    config: str,
+    platform: Platform = LINUX,
+    found: bool = True,
+    version_file: str | None = None,
+) -> list[ConfigEvaluation]:
     the_manifest = _manifest()
-    tree = open_artifact(_tree(tmp_path, config))
-    listing = listing_as(tree, the_manifest, LINUX)
+    root = _tree(tmp_path, config)
+    if version_file is not None:
+        (root / "pkg" / "share" / "cmake" / "pkg-config-version.cmake").write_text(version_file)
+    tree = open_artifact(root)
+    listing = listing_as(tree, the_manifest, platform)
     models = evaluate_artifact(tree, listing, the_manifest, [str(cmake(v)) for v in BOTH], 60.0)
     evaluations = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert len(evaluations) == 2
-    assert all(ev.failure is None and ev.found for ev in evaluations), [
+    assert all(ev.failure is None and ev.found is found for ev in evaluations), [
         ev.failure for ev in evaluations
     ]
     return evaluations
@@ -285,3 +294,46 @@ def test_a_config_that_needed_the_languages_is_replayed_without_running_cmake(
     assert [_seen(ev) for ev in first] == [_seen(ev) for ev in again] == ["compiler"] * 2
     assert [ev.reused for ev in again] == [True, True]
     assert configured == []
+
+
+def _basic_version_file(tmp_path: Path, pointer_size: int) -> str:
+    """What write_basic_package_version_file writes for a package built with
+    `pointer_size`-byte pointers (CMake's own helper, run by the real CMake)."""
+    script = tmp_path / "write.cmake"
+    out = tmp_path / "pkg-config-version.cmake"
+    script.write_text(
+        "include(CMakePackageConfigHelpers)\n"
+        f'write_basic_package_version_file("{out}" VERSION 1.0 COMPATIBILITY SameMajorVersion)\n'
+    )
+    subprocess.run(
+        [str(cmake(NEW_CMAKE_VERSION)), f"-DCMAKE_SIZEOF_VOID_P={pointer_size}", "-P", str(script)],
+        check=True,
+        capture_output=True,
+    )
+    text = out.read_text()
+    assert "CMAKE_SIZEOF_VOID_P" in text and f'"{pointer_size}" STREQUAL ""' in text
+    return text
+
+
+def test_a_basic_version_file_is_answered_without_languages_for_a_known_architecture(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """The consumer's pointer size is the artifact's (the probe sets it, as the version
+    file evaluation does): a generated version file needs no compiler detection."""
+    version_file = _basic_version_file(tmp_path, 8)
+    config = _PLAIN.replace("@SEEN@", "plain")
+    evaluations = _evaluate(tmp_path / "a", config, version_file=version_file)
+    assert [_seen(ev) for ev in evaluations] == ["plain", "plain"]
+    assert [_detected_languages(v) for v in BOTH] == [[()], [()]]
+
+
+@pytest.mark.parametrize("detected", [False, True], ids=["without-languages", "with-languages"])
+def test_a_package_for_another_pointer_size_is_turned_away_as_a_consumer_would(
+    tmp_path: Path, user_cache: Path, detected: bool
+) -> None:
+    """A 64-bit package in a wheel tagged for 32-bit x86: a consumer building for that
+    platform gets PACKAGE_VERSION_UNSUITABLE, with the languages enabled or not."""
+    config = _PLAIN.replace("@SEEN@", "${CMAKE_CXX_COMPILER_ID}" if detected else "plain")
+    version_file = _basic_version_file(tmp_path, 8)
+    x86 = Platform("linux", "x86")
+    _evaluate(tmp_path / "x86", config, platform=x86, found=False, version_file=version_file)

@@ -26,6 +26,19 @@ _ARCH_ALIASES = {
     "universal2": "universal2",
 }
 
+# Bytes in a data pointer per normalised architecture: a consumer's CMAKE_SIZEOF_VOID_P
+# when it builds for that architecture (universal2: both of its architectures).
+_POINTER_SIZES = {
+    "x86_64": 8,
+    "aarch64": 8,
+    "ppc64le": 8,
+    "s390x": 8,
+    "riscv64": 8,
+    "universal2": 8,
+    "x86": 4,
+    "arm": 4,
+}
+
 # CMAKE_SYSTEM_NAME per OS, so a config can be evaluated as another platform.
 CMAKE_SYSTEM_NAMES = {"linux": "Linux", "macos": "Darwin", "windows": "Windows"}
 
@@ -45,6 +58,12 @@ class Platform:
     @property
     def cmake_system_name(self) -> str:
         return CMAKE_SYSTEM_NAMES[self.os]
+
+    @property
+    def pointer_size(self) -> int | None:
+        """CMAKE_SIZEOF_VOID_P for a consumer building for this platform; None when its
+        architecture is unknown."""
+        return None if self.arch is None else _POINTER_SIZES.get(self.arch)
 
 
 @dataclass(frozen=True)

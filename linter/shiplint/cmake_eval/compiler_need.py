@@ -55,26 +55,30 @@ ALLOWED_MODULES = frozenset(
 )
 
 
-def named_in(files: Iterable[tuple[str, bytes]]) -> str | None:
+def named_in(files: Iterable[tuple[str, bytes]], given: frozenset[str] = frozenset()) -> str | None:
     """The first variable of the compiler detection a package file names, as
-    "<name> in <file>", or None when none does."""
+    "<name> in <file>", or None when none does; the probe sets those in `given` itself."""
     for name, text in files:
-        match = DETECTED.search(text)
-        if match is not None:
-            return f"{match.group(0).decode('ascii', 'replace')} in {name}"
+        for match in DETECTED.finditer(text):
+            found = match.group(0).decode("ascii", "replace")
+            if found not in given:
+                return f"{found} in {name}"
     return None
 
 
-def shown_by(reached: Reached, traced: frozenset[str]) -> str | None:
+def shown_by(
+    reached: Reached, traced: frozenset[str], given: frozenset[str] = frozenset()
+) -> str | None:
     """What the traced run did that a compiler detection could answer differently, or
-    None when nothing; `traced` holds the files the trace covered. A trace that is not
-    complete shows nothing for sure."""
+    None when nothing; `traced` holds the files the trace covered, `given` what the
+    probe sets itself. A trace that is not complete shows nothing for sure."""
     if not reached.complete:
         return "the run's trace is not complete"
     if reached.searched:
         return "the config searched the system"
-    if reached.compiler_uses:
-        return reached.compiler_uses[0]
+    for what, where in reached.compiler_uses:
+        if what not in given:
+            return f"{what} at {where}"
     for target in sorted(reached.included):
         if posixpath.isabs(target):
             if target not in traced:

@@ -333,8 +333,13 @@ def evaluate_once(
 
 def needs_compilers(layout: Layout) -> str | None:
     """Why an evaluation of `layout` needs the compilers before it runs (a package file
-    naming a variable their detection sets), or None."""
-    return compiler_need.named_in(layout.tree_cmake_files())
+    naming a variable their detection sets, but the probe's own), or None."""
+    return compiler_need.named_in(layout.tree_cmake_files(), given_by_probe(layout))
+
+
+def given_by_probe(layout: Layout) -> frozenset[str]:
+    """What the detection sets that the probe sets itself, languages or not."""
+    return frozenset({"CMAKE_SIZEOF_VOID_P"}) if layout.platform.pointer_size else frozenset()
 
 
 def _evaluate(
@@ -397,12 +402,21 @@ def _evaluate(
             enabled,
             required,
             only,
+            layout.platform.pointer_size,
         )
         # Writable: the evaluation's whole directory (this run's and the laid-out tree,
         # where the probe configures a .cmake.in source), nothing else.
         remaining = max(deadline - time.monotonic(), 0.0) if attempt else timeout
         outcome = configure_kept(
-            cmake, probe.source_dir, layout, here, remaining, enabled, stand_ins, tentative
+            cmake,
+            probe.source_dir,
+            layout,
+            here,
+            remaining,
+            enabled,
+            stand_ins,
+            tentative,
+            given_by_probe(layout),
         )
         # A run that never finished (the time limit, a CMake stopped from outside) would
         # not finish with them either: its answer is the evaluation's.

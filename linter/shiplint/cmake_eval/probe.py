@@ -258,12 +258,16 @@ def write_probe(
     languages: Sequence[str] = (),
     required: frozenset[int] = frozenset(),
     only: frozenset[str] | None = None,
+    pointer_size: int | None = None,
 ) -> ProbeFiles:
     """Write the probe project under `directory` and say where its results will appear.
 
     `languages` are enabled as a consumer's `project()` would (C, CXX): configs call
     find_dependency(Threads) or read CMAKE_CXX_COMPILER_VERSION, which need one.
     `required` holds the indexes of the requests made as REQUIRED (see `_request`).
+    `pointer_size`, when the artifact's architecture is known, is the consumer's
+    CMAKE_SIZEOF_VOID_P, with or without languages: a consumer of the artifact builds
+    for its architecture (version_file.py sets it alike).
     With `only` (request subdirectory names: `request_<i>`, or `request_<i>_<position>`
     for one component of a batched request alone), the probe resumes a run a fatal
     error ended: no plain evaluation, and exactly those requests, each unconditionally.
@@ -277,6 +281,8 @@ def write_probe(
         f"project(shiplint_probe {' '.join(languages) or 'NONE'})\n",
         _HELPERS,
     ]
+    if pointer_size is not None:
+        top.append(f"set(CMAKE_SIZEOF_VOID_P {pointer_size})\n")
     if configure:
         top.append("include(CMakePackageConfigHelpers)\n")
     for item in configure:

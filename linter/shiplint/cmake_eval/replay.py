@@ -123,6 +123,7 @@ def configure_kept(
     languages: tuple[str, ...],
     stand_ins: Path | None = None,
     tentative: bool = False,
+    given: frozenset[str] = frozenset(),
 ) -> RunOutcome:
     """The probe's configure run (see run.configure): replayed when an entry for the same
     inputs is kept and what the config reached is unchanged; else run under CMake's trace
@@ -130,8 +131,8 @@ def configure_kept(
     entry it did not write itself, so it runs, and keeps the fresh run.
 
     A `tentative` run is one made without the languages a consumer would enable: its
-    outcome says why it may have answered otherwise with them (compiler_need.py), and
-    it is kept only when nothing says so."""
+    outcome says why it may have answered otherwise with them (compiler_need.py),
+    beside what the probe sets itself (`given`), and is kept with that answer."""
     root = work.parent
     products = frozenset(item.output for item in layout.configure)
     described = _Run(
@@ -181,7 +182,7 @@ def configure_kept(
         if reached is None:
             return "the run was not traced"
         traced = frozenset(str(p) for p in (*layout.traced_files, *products))
-        return compiler_need.shown_by(reached, traced)
+        return compiler_need.shown_by(reached, traced, given)
 
     return _kept(
         described, run, work, timeout, lambda: _detection(cmake, layout, languages), judged

@@ -90,9 +90,9 @@ class Reached:
     # False: the trace was cut, unreadable or never written; what was reached is unknown.
     complete: bool = False
     # What a compiler detection could answer otherwise (compiler_need.py): commands that
-    # use a compiler or run untraced code, and arguments naming what the detection sets,
-    # as "<command or name> at <file>:<line>".
-    compiler_uses: list[str] = field(default_factory=list)
+    # use a compiler or run untraced code, and arguments naming what the detection sets:
+    # (the command or name, "<file>:<line>").
+    compiler_uses: list[tuple[str, str]] = field(default_factory=list)
     # What the traced files included: absolute paths, or CMake module names.
     included: set[str] = field(default_factory=set)
 
@@ -188,15 +188,13 @@ def _take(line: bytes, reached: Reached) -> None:
 
 def _take_naming(words: list[str], record: dict[str, object], reached: Reached) -> None:
     for word in words:
-        found = DETECTED.search(word.encode("utf-8", "surrogateescape"))
-        if found is not None:
+        for found in DETECTED.finditer(word.encode("utf-8", "surrogateescape")):
             _use(reached, found.group(0).decode("ascii", "replace"), record)
-            return
 
 
 def _use(reached: Reached, what: str, record: dict[str, object]) -> None:
     if len(reached.compiler_uses) < MAX_NAMED:
-        reached.compiler_uses.append(f"{what} at {record.get('file')}:{record.get('line')}")
+        reached.compiler_uses.append((what, f"{record.get('file')}:{record.get('line')}"))
 
 
 def _take_compiling(

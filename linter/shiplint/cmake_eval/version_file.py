@@ -40,7 +40,6 @@ from shiplint.scratch import scratch_dir
 
 # A version file is a few kilobytes of CMake.
 _LIMIT = 1024 * 1024
-_64_BIT = ("x86_64", "aarch64", "ppc64le", "s390x", "riscv64")
 _SCRIPT = """\
 function(shiplint_ask index file version)
   string(REPLACE "." ";" parts "${version}")
@@ -271,10 +270,10 @@ def _ask(
         f"set(SHIPLINT_PACKAGE {_quoted(manifest.cmake.package)})",
         f"set(SHIPLINT_OUT {_quoted(str(out))})",
     ]
-    if platform.arch is not None:
+    if platform.pointer_size is not None:
         # What a consumer's project would have: the version files CMake writes turn
         # away a package built for another pointer size.
-        lines.append(f"set(CMAKE_SIZEOF_VOID_P {8 if platform.arch in _64_BIT else 4})")
+        lines.append(f"set(CMAKE_SIZEOF_VOID_P {platform.pointer_size})")
     for index, requests in asked.items():
         for requested in requests:
             lines.append(
