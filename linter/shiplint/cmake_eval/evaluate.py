@@ -319,15 +319,14 @@ def evaluate_once(
     languages = host_languages()
     started = time.monotonic()
     if languages and needs_compilers(layout) is None:
-        evaluation, _ = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, ())
-        if evaluation is not None:
-            return evaluation
+        tried = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, ())
+        if tried is not None:
+            return tried
         timeout = max(timeout - (time.monotonic() - started), 0.0)
         work = work.with_name(f"{work.name}-languages")
-    evaluation, _ = _evaluate(
-        layout, manifest, cmake, configured_as, route, timeout, work, languages
-    )
-    assert evaluation is not None  # with the languages, every run is read
+    evaluation = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, languages)
+    # With the host's languages no run is tentative, so every one is read.
+    assert evaluation is not None
     return evaluation
 
 
@@ -351,9 +350,9 @@ def _evaluate(
     timeout: float,
     work: Path,
     enabled: tuple[str, ...],
-) -> tuple[ConfigEvaluation | None, str | None]:
-    """evaluate_once with the languages `enabled`; without them, None and the reason
-    when a run may have answered otherwise with them."""
+) -> ConfigEvaluation | None:
+    """evaluate_once with the languages `enabled`; None when it was made without the
+    host's and a run may have answered otherwise with them."""
     shipped = _shipped_components(manifest, layout)
     spell = manifest.request_name
     # Targets that are no find_package component are never named after COMPONENTS.
@@ -377,7 +376,7 @@ def _evaluate(
     languages = host_languages()
     # Made without the languages the host has: a run may say it needed them.
     tentative = enabled != languages
-    needs: list[str] = []
+    needed = False
     # The twin and the requests for what the artifact lacks are asked as REQUIRED
     # (SL109 is about a REQUIRED request).
     required = frozenset(range(1 if together else 0, first_set))
@@ -389,6 +388,7 @@ def _evaluate(
     stand_ins = places.enter_context(host_stand_ins(work, target))
 
     def run(only: frozenset[str] | None, attempt: int) -> ProbeRun:
+        nonlocal needed
         # A resumed run (isolate.py) in a directory of its own beside the first.
         here = work if attempt == 0 else work.with_name(f"{work.name}.{attempt}")
         probe = write_probe(
@@ -421,7 +421,7 @@ def _evaluate(
         # A run that never finished (the time limit, a CMake stopped from outside) would
         # not finish with them either: its answer is the evaluation's.
         if outcome.compiler_need is not None and not (outcome.timed_out or outcome.halted):
-            needs.append(outcome.compiler_need)
+            needed = True
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
@@ -429,10 +429,9 @@ def _evaluate(
             answers = answer_all(run, requests, manifest.cmake.package, deadline)
     except TreeNotWritten as exc:
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
-        failed = _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
-        return failed, None
-    if needs:
-        return None, needs[0]
+        return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
+    if needed:
+        return None
     probe, outcome = answers.first.probe, answers.outcome
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)
@@ -456,7 +455,7 @@ def _evaluate(
                 )
             )
     aggregates, component_variables, targets = published
-    evaluation = ConfigEvaluation(
+    return ConfigEvaluation(
         mode=layout.mode,
         label=layout.label,
         platform=layout.platform,
@@ -505,7 +504,6 @@ def _evaluate(
             mapper,
         ),
     )
-    return evaluation, None
 
 
 def _config_files(layout: Layout) -> Iterator[tuple[Path, bytes]]:

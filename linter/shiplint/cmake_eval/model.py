@@ -259,7 +259,9 @@ class ConfigEvaluation:
     seconds: float
     # The other installed copies of the config, evaluated in the same run.
     alternates: tuple[AlternateConfig, ...] = ()
-    # The languages the probe consumer enabled (none: no compiler on the host).
+    # The languages of the consumer the evaluation answers for (none: no compiler on the
+    # host). A config that cannot tell a consumer without them (compiler_need.py) was run
+    # without them, its answers the same.
     languages: tuple[str, ...] = ("C", "CXX")
     # The manifest's request sets, each as its request answered.
     request_sets: tuple[RequestSetAnswer, ...] = ()
