@@ -23,6 +23,7 @@ from shiplint.cmake_eval import compilers, evaluate_artifact, replay
 from shiplint.cmake_eval.cmake_binary import identify
 from shiplint.cmake_eval.compiler_need import ALLOWED_MODULES, named_in
 from shiplint.cmake_eval.detected_names import DETECTED
+from shiplint.cmake_eval.detected_variables import WATCHED
 from shiplint.cmake_eval.languages import host_languages
 from shiplint.cmake_eval.model import ConfigEvaluation
 from shiplint.cmake_eval.run import RunOutcome, configure, platform_arguments
@@ -90,6 +91,7 @@ def test_what_enabling_the_languages_changes_is_all_named_by_the_scan(
     assert changed, "enabling C and CXX defines the compilers' variables"
     unnamed = sorted(name for name in changed if not DETECTED.fullmatch(name.encode()))
     assert unnamed == []
+    assert sorted(changed - WATCHED) == []
 
 
 @pytest.mark.parametrize("version", BOTH)
@@ -237,8 +239,16 @@ def _compiler_id(tmp_path: Path, version: str) -> str:
         # A module that compiles.
         "include(CheckIncludeFile)\ncheck_include_file(stdio.h PKG_HAS_STDIO)\n"
         'if(PKG_HAS_STDIO)\n  set(PKG_SEEN "compiler")\nendif()\n',
+        # A name made of pieces and dereferenced twice: no text or argument shows it.
+        'string(CONCAT _n "CMAKE_C" "XX_COMPILER_ID")\n'
+        'if("${${_n}}" STREQUAL "@ID@")\n  set(PKG_SEEN "compiler")\nendif()\n',
     ],
-    ids=["name-made-at-run-time", "dependency-search", "module-that-compiles"],
+    ids=[
+        "name-made-at-run-time",
+        "dependency-search",
+        "module-that-compiles",
+        "name-made-and-dereferenced",
+    ],
 )
 def test_a_config_looking_at_the_compilers_unseen_gets_a_consumer_with_them(
     tmp_path: Path, user_cache: Path, body: str

@@ -63,7 +63,7 @@ class Platform:
     def pointer_size(self) -> int | None:
         """CMAKE_SIZEOF_VOID_P for a consumer building for this platform; None when its
         architecture is unknown."""
-        return None if self.arch is None else _POINTER_SIZES.get(self.arch)
+        return None if self.arch is None else _POINTER_SIZES.get(normalise_arch(self.arch))
 
 
 @dataclass(frozen=True)

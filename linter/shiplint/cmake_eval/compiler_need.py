@@ -23,11 +23,17 @@ the same. So the config may depend on the compilers when
 - the run searched the system (find_package, find_dependency, find_library...: the
   search directories follow the pointer size and the library architecture), enabled
   a language or declared a project, compiled something (try_compile, try_run), made
-  a target that is built (a non-imported add_library or add_executable), ran code
-  it built as text (cmake_language EVAL), or included a file the trace does not show
-  (anything but the package's own .cmake files and the few CMake modules below,
-  which name none of those variables and include nothing else): read from CMake's
-  own trace of the run.
+  a target that is built (a non-imported add_library or add_executable), used
+  `cmake_language`, included a file the trace does not show (anything but the
+  package's own .cmake files and the few CMake modules below, which name none of
+  those variables and include nothing else), or named one of those variables in an
+  expanded argument (`if(${name})`): read from CMake's own trace of the run;
+- a file of the package read one of those variables, however it made the name
+  (`${${name}}`): the probe watches each of them (detected_variables.py) and notes
+  every read with the file it came from.
+
+The pointer size is the probe's own (the artifact's, with or without languages):
+neither named nor watched when the artifact's architecture is known.
 
 `CMAKE_MATCH_<n>` also differs, left over from the detection's regular expressions:
 a consumer's leftover matches are whatever its own project matched last, which no
@@ -36,10 +42,13 @@ config can rely on, so reading them is no need.
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Iterable
+from pathlib import Path
 
 from shiplint.cmake_eval.detected_names import DETECTED
+from shiplint.cmake_eval.detected_variables import WATCHED
 from shiplint.cmake_eval.trace import Reached
 
 # CMake modules a config includes that name none of the variables above, define only
@@ -85,4 +94,38 @@ def shown_by(
                 return f"include({target})"
         elif target not in ALLOWED_MODULES:
             return f"include({target})"
+    return None
+
+
+# What CMake reads itself whenever a config creates a target, whatever the config: the
+# build type (empty with the languages and without), and the import library suffix,
+# whose being empty or not is all it asks ("a DLL platform": measured, empty on Linux
+# and macOS and set on Windows, with the languages and without).
+_READ_BY_CMAKE = frozenset({"CMAKE_BUILD_TYPE", "CMAKE_IMPORT_LIBRARY_SUFFIX"})
+
+
+def watched(given: frozenset[str]) -> tuple[str, ...]:
+    """The variables a probe made without languages watches: what the detection sets,
+    but what the probe sets itself and what CMake reads itself for every target."""
+    return tuple(sorted(WATCHED - given - _READ_BY_CMAKE))
+
+
+def read_by_package(notes: Path, traced: frozenset[str]) -> str | None:
+    """The first watched variable a file of the package read (the probe's notes, one JSON
+    line per read), as "<name> read in <file>"; None when none was. Notes that cannot be
+    read are no proof of anything: they say so."""
+    try:
+        lines = notes.read_bytes().splitlines() if notes.exists() else []
+    except OSError:
+        return "the probe's notes of watched variables cannot be read"
+    for line in lines:
+        try:
+            note = json.loads(line)
+        except ValueError:
+            return "the probe's notes of watched variables are not readable"
+        if not isinstance(note, dict):
+            return "the probe's notes of watched variables are not readable"
+        where = note.get("file")
+        if isinstance(where, str) and where in traced:
+            return f"{note.get('name')} read in {where}"
     return None

@@ -403,6 +403,7 @@ def _evaluate(
             required,
             only,
             layout.platform.pointer_size,
+            compiler_need.watched(given_by_probe(layout)) if tentative else (),
         )
         # Writable: the evaluation's whole directory (this run's and the laid-out tree,
         # where the probe configures a .cmake.in source), nothing else.

@@ -207,6 +207,29 @@ class ProbeFiles:
     retry_results: dict[tuple[int, str], Path] = field(default_factory=dict)
 
 
+# Where a probe made without languages notes each watched variable a file read.
+WATCHED_READS = "watched.jsonl"
+
+# Each read of a watched variable, with the file it was read from (variable_watch gives
+# the current list file), as a JSON line; a write is no read.
+_WATCH = r"""
+function(_shiplint_watched _shiplint_name _shiplint_access _shiplint_value _shiplint_file)
+  if(_shiplint_access MATCHES "READ")
+    _shiplint_q(_shiplint_quoted "${_shiplint_file}")
+    file(APPEND "${_SHIPLINT_WATCHED}"
+      "{\"k\":\"read\",\"name\":\"${_shiplint_name}\",\"file\":${_shiplint_quoted}}\n")
+  endif()
+endfunction()
+"""
+
+
+def _watch(results: Path, names: Sequence[str]) -> str:
+    """The commands that watch `names` (plain variable names) for the rest of the run."""
+    lines = [f"set(_SHIPLINT_WATCHED {bracket(str(results / WATCHED_READS))})\n", _WATCH]
+    lines += [f"variable_watch({name} _shiplint_watched)\n" for name in sorted(names)]
+    return "".join(lines)
+
+
 def request_dir(index: int, position: int | None = None) -> str:
     """The probe subdirectory (and results file stem) of request `index`, or of its
     component at `position` asked alone."""
@@ -259,6 +282,7 @@ def write_probe(
     required: frozenset[int] = frozenset(),
     only: frozenset[str] | None = None,
     pointer_size: int | None = None,
+    watch: Sequence[str] = (),
 ) -> ProbeFiles:
     """Write the probe project under `directory` and say where its results will appear.
 
@@ -268,6 +292,8 @@ def write_probe(
     `pointer_size`, when the artifact's architecture is known, is the consumer's
     CMAKE_SIZEOF_VOID_P, with or without languages: a consumer of the artifact builds
     for its architecture (version_file.py sets it alike).
+    Every variable of `watch` a file reads is noted in `results/watched.jsonl`
+    (`WATCHED_READS`; compiler_need.py reads it).
     With `only` (request subdirectory names: `request_<i>`, or `request_<i>_<position>`
     for one component of a batched request alone), the probe resumes a run a fatal
     error ended: no plain evaluation, and exactly those requests, each unconditionally.
@@ -283,6 +309,8 @@ def write_probe(
     ]
     if pointer_size is not None:
         top.append(f"set(CMAKE_SIZEOF_VOID_P {pointer_size})\n")
+    if watch:
+        top.append(_watch(results, watch))
     if configure:
         top.append("include(CMakePackageConfigHelpers)\n")
     for item in configure:

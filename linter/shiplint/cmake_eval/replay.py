@@ -55,6 +55,7 @@ from shiplint.cmake_eval import compiler_need, compilers
 from shiplint.cmake_eval import run as launch
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.layout import Layout, PlannedTree
+from shiplint.cmake_eval.probe import WATCHED_READS
 from shiplint.cmake_eval.run import (
     RUNS,
     Confinement,
@@ -182,7 +183,9 @@ def configure_kept(
         if reached is None:
             return "the run was not traced"
         traced = frozenset(str(p) for p in (*layout.traced_files, *products))
-        return compiler_need.shown_by(reached, traced, given)
+        return compiler_need.shown_by(reached, traced, given) or compiler_need.read_by_package(
+            probe / "results" / WATCHED_READS, traced
+        )
 
     return _kept(
         described, run, work, timeout, lambda: _detection(cmake, layout, languages), judged
