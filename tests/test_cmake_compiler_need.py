@@ -207,6 +207,7 @@ def test_a_config_that_cannot_tell_is_evaluated_without_any_compiler_detection(
     assert [_seen(ev) for ev in evaluations] == ["plain", "plain"]
     assert [_detected_languages(v) for v in BOTH] == [[()], [()]]
     assert all(ev.languages == host_languages() for ev in evaluations)
+    assert [ev.languages_because for ev in evaluations] == [None, None]
 
 
 def _compiler_id(tmp_path: Path, version: str) -> str:
@@ -258,6 +259,11 @@ def test_a_config_looking_at_the_compilers_unseen_gets_a_consumer_with_them(
     evaluations = _evaluate(tmp_path, config)
     assert [_seen(ev) for ev in evaluations] == ["compiler", "compiler"]
     assert host_languages() in _detected_languages(NEW_CMAKE_VERSION)
+    # Why, named by the artifact's members (never the run's temporary directory).
+    for ev in evaluations:
+        assert ev.languages_because is not None
+        assert str(tmp_path) not in ev.languages_because
+        assert "shiplint-cmake-" not in ev.languages_because
 
 
 def test_a_config_naming_a_detected_variable_is_evaluated_with_the_languages_at_once(
@@ -267,6 +273,9 @@ def test_a_config_naming_a_detected_variable_is_evaluated_with_the_languages_at_
     evaluations = _evaluate(tmp_path, config)
     identity = _compiler_id(tmp_path, NEW_CMAKE_VERSION)
     assert [_seen(ev) for ev in evaluations] == [identity, identity]
+    assert [ev.languages_because for ev in evaluations] == [
+        "CMAKE_CXX_COMPILER_ID in pkg/share/cmake/pkg-config.cmake"
+    ] * 2
     # Never first without them: no detection of the system alone was needed.
     assert [_detected_languages(v) for v in BOTH] == [[host_languages()], [host_languages()]]
 

@@ -274,9 +274,15 @@ def _say_reused(models: list[ConfigModel], progress: Progress) -> None:
             package = f"{model.cmake_package} in " if model.cmake_package else ""
             # More runs than one: requests a fatal error stopped were asked again (isolate.py).
             runs = f" in {model.runs} CMake runs" if model.runs > 1 else ""
+            # Whether the consumer's compilers were detected, and why (compiler_need.py).
+            languages = (
+                f", with {' and '.join(model.languages)}: {model.languages_because}"
+                if model.languages_because
+                else ""
+            )
             progress.step(
                 f"{package}{model.label} ({model.platform}) with CMake {model.cmake_version} "
-                f"({route}): {how}{runs}"
+                f"({route}): {how}{runs}{languages}"
             )
 
 

@@ -318,16 +318,21 @@ def evaluate_once(
     when the run showed it may have needed them (compiler_need.py)."""
     languages = host_languages()
     started = time.monotonic()
-    if languages and needs_compilers(layout) is None:
+    because = needs_compilers(layout) if languages else None
+    if languages and because is None:
         tried = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, ())
-        if tried is not None:
+        if isinstance(tried, ConfigEvaluation):
             return tried
+        because = tried
         timeout = max(timeout - (time.monotonic() - started), 0.0)
         work = work.with_name(f"{work.name}-languages")
     evaluation = _evaluate(layout, manifest, cmake, configured_as, route, timeout, work, languages)
     # With the host's languages no run is tentative, so every one is read.
-    assert evaluation is not None
-    return evaluation
+    assert isinstance(evaluation, ConfigEvaluation)
+    if because is None:
+        return evaluation
+    # Named by the artifact's members, not the run's temporary paths.
+    return replace(evaluation, languages_because=because.replace(f"{layout.root}/", ""))
 
 
 def needs_compilers(layout: Layout) -> str | None:
@@ -350,9 +355,9 @@ def _evaluate(
     timeout: float,
     work: Path,
     enabled: tuple[str, ...],
-) -> ConfigEvaluation | None:
-    """evaluate_once with the languages `enabled`; None when it was made without the
-    host's and a run may have answered otherwise with them."""
+) -> ConfigEvaluation | str:
+    """evaluate_once with the languages `enabled`; made without the host's, why a run may
+    have answered otherwise with them, when one may have."""
     shipped = _shipped_components(manifest, layout)
     spell = manifest.request_name
     # Targets that are no find_package component are never named after COMPONENTS.
@@ -376,7 +381,7 @@ def _evaluate(
     languages = host_languages()
     # Made without the languages the host has: a run may say it needed them.
     tentative = enabled != languages
-    needed = False
+    needed: list[str] = []
     # The twin and the requests for what the artifact lacks are asked as REQUIRED
     # (SL109 is about a REQUIRED request).
     required = frozenset(range(1 if together else 0, first_set))
@@ -388,7 +393,6 @@ def _evaluate(
     stand_ins = places.enter_context(host_stand_ins(work, target))
 
     def run(only: frozenset[str] | None, attempt: int) -> ProbeRun:
-        nonlocal needed
         # A resumed run (isolate.py) in a directory of its own beside the first.
         here = work if attempt == 0 else work.with_name(f"{work.name}.{attempt}")
         probe = write_probe(
@@ -422,7 +426,7 @@ def _evaluate(
         # A run that never finished (the time limit, a CMake stopped from outside) would
         # not finish with them either: its answer is the evaluation's.
         if outcome.compiler_need is not None and not (outcome.timed_out or outcome.halted):
-            needed = True
+            needed.append(outcome.compiler_need)
         return ProbeRun(probe, outcome, PathMapper(layout.root, here))
 
     try:
@@ -432,7 +436,7 @@ def _evaluate(
         failure = Failure(FailureKind.ERROR, str(exc), layout.config_location)
         return _failed(_input_of(layout), configured_as, cmake.version_text, route, failure)
     if needed:
-        return None
+        return needed[0]
     probe, outcome = answers.first.probe, answers.outcome
     mapper = PathMapper(layout.root, work)
     main = read_results(probe.main_result, mapper)

@@ -263,6 +263,10 @@ class ConfigEvaluation:
     # host). A config that cannot tell a consumer without them (compiler_need.py) was run
     # without them, its answers the same.
     languages: tuple[str, ...] = ("C", "CXX")
+    # Why the probe enabled them (a package file naming what their detection sets, or
+    # what a run without them showed), tree paths as the artifact's members; None when
+    # it did not need them or the host has none.
+    languages_because: str | None = None
     # The manifest's request sets, each as its request answered.
     request_sets: tuple[RequestSetAnswer, ...] = ()
     # Nothing kept the config's writes inside the run's directory (no read-only mounts,
