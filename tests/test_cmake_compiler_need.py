@@ -21,7 +21,7 @@ import pytest
 from shiplint.artifacts.archive import open_artifact
 from shiplint.cmake_eval import compilers, evaluate_artifact, replay
 from shiplint.cmake_eval.cmake_binary import identify
-from shiplint.cmake_eval.compiler_need import ALLOWED_MODULES, named_in
+from shiplint.cmake_eval.compiler_need import ALLOWED_MODULES, named_in, read_by_package
 from shiplint.cmake_eval.detected_names import DETECTED
 from shiplint.cmake_eval.detected_variables import WATCHED
 from shiplint.cmake_eval.languages import host_languages
@@ -356,3 +356,22 @@ def test_a_package_for_another_pointer_size_is_turned_away_as_a_consumer_would(
     version_file = _basic_version_file(tmp_path, 8)
     x86 = Platform("linux", "x86")
     _evaluate(tmp_path / "x86", config, platform=x86, found=False, version_file=version_file)
+
+
+def test_the_notes_of_watched_reads_count_only_the_package_files(tmp_path: Path) -> None:
+    package = "/run/tree/pkg/share/cmake/pkg-config.cmake"
+    probe = "/run/probe/request_0/CMakeLists.txt"
+    notes = tmp_path / "watched.jsonl"
+    assert read_by_package(notes, frozenset({package})) is None  # nothing was read
+    note = '{"k":"read","name":"CMAKE_LIBRARY_ARCHITECTURE","file":"%s"}\n'
+    notes.write_text(note % probe)
+    assert read_by_package(notes, frozenset({package})) is None  # find_package's own read
+    notes.write_text(note % probe + note % package)
+    assert read_by_package(notes, frozenset({package})) == (
+        f"CMAKE_LIBRARY_ARCHITECTURE read in {package}"
+    )
+    # Notes that are not the probe's own form, or too many, prove nothing.
+    notes.write_text("not json\n")
+    assert read_by_package(notes, frozenset({package})) is not None
+    notes.write_bytes((note % probe).encode() * 60_000)
+    assert read_by_package(notes, frozenset({package})) is not None

@@ -110,15 +110,25 @@ def watched(given: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(WATCHED - given - _READ_BY_CMAKE))
 
 
+# A config reading watched variables in a loop writes notes without end: past this, the
+# rest is not read, and the run counts as one that read them.
+_MAX_NOTES = 4 * 1024 * 1024
+
+
 def read_by_package(notes: Path, traced: frozenset[str]) -> str | None:
     """The first watched variable a file of the package read (the probe's notes, one JSON
     line per read), as "<name> read in <file>"; None when none was. Notes that cannot be
     read are no proof of anything: they say so."""
     try:
-        lines = notes.read_bytes().splitlines() if notes.exists() else []
+        with notes.open("rb") as stream:
+            text = stream.read(_MAX_NOTES + 1)
+    except FileNotFoundError:
+        return None  # nothing watched was read
     except OSError:
         return "the probe's notes of watched variables cannot be read"
-    for line in lines:
+    if len(text) > _MAX_NOTES:
+        return "the package read watched variables more often than is noted"
+    for line in text.splitlines():
         try:
             note = json.loads(line)
         except ValueError:
