@@ -234,8 +234,9 @@ def _compiler_id(tmp_path: Path, version: str) -> str:
         # A name made at run time: the file's text never names the variable.
         'set(_n "CMAKE_CX")\nstring(APPEND _n "X_COMPILER_ID")\n'
         'if(${_n} STREQUAL "@ID@")\n  set(PKG_SEEN "compiler")\nendif()\n',
-        # A dependency searched for: FindThreads needs C or CXX enabled.
-        "include(CMakeFindDependencyMacro)\nfind_dependency(Threads)\n"
+        # A dependency searched for through a command named at run time, which the text
+        # scan does not see: FindThreads needs C or CXX enabled.
+        "include(CMakeFindDependencyMacro)\ncmake_language(CALL find_dependency Threads)\n"
         'if(TARGET Threads::Threads)\n  set(PKG_SEEN "compiler")\nendif()\n',
         # A module that compiles.
         "include(CheckIncludeFile)\ncheck_include_file(stdio.h PKG_HAS_STDIO)\n"
@@ -298,8 +299,8 @@ def test_a_config_that_needed_the_languages_is_replayed_without_running_cmake(
     """The first run without languages is kept with what it showed, so a second
     evaluation goes straight to the kept run with them: no CMake starts."""
     config = _PLAIN.replace("@SEEN@", "none")
-    config += "include(CMakeFindDependencyMacro)\nfind_dependency(Threads)\n"
-    config += 'if(TARGET Threads::Threads)\n  set(PKG_SEEN "compiler")\nendif()\n'
+    config += 'string(CONCAT _n "CMAKE_C" "XX_COMPILER_LOADED")\n'
+    config += 'if(${${_n}})\n  set(PKG_SEEN "compiler")\nendif()\n'
     first = _evaluate(tmp_path / "first", config)
     configured: list[Path] = []
     real = configure
@@ -375,3 +376,19 @@ def test_the_notes_of_watched_reads_count_only_the_package_files(tmp_path: Path)
     assert read_by_package(notes, frozenset({package})) is not None
     notes.write_bytes((note % probe).encode() * 60_000)
     assert read_by_package(notes, frozenset({package})) is not None
+
+
+def test_a_package_that_searches_is_evaluated_with_the_languages_at_once(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    """A search command in the text: a run without languages would only show it and be
+    made again, so none is made (no detection of the system alone is kept)."""
+    config = _PLAIN.replace("@SEEN@", "none")
+    config += "include(CMakeFindDependencyMacro)\nfind_dependency(Threads)\n"
+    config += 'if(TARGET Threads::Threads)\n  set(PKG_SEEN "compiler")\nendif()\n'
+    evaluations = _evaluate(tmp_path, config)
+    assert [_seen(ev) for ev in evaluations] == ["compiler", "compiler"]
+    assert [ev.languages_because for ev in evaluations] == [
+        "find_dependency in pkg/share/cmake/pkg-config.cmake"
+    ] * 2
+    assert [_detected_languages(v) for v in BOTH] == [[host_languages()], [host_languages()]]

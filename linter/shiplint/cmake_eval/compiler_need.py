@@ -18,8 +18,8 @@ what find_library looks for). Apart from those, the two projects' variables are
 the same. So the config may depend on the compilers when
 
 - a file of the package names one of those variables, or builds a `CMAKE_...` name
-  from a variable, anywhere in its text (read before the run: such a package is
-  evaluated with languages at once);
+  from a variable, anywhere in its text, or calls a search command (read before the
+  run: such a package is evaluated with languages at once);
 - the run searched the system (find_package, find_dependency, find_library...: the
   search directories follow the pointer size and the library architecture), enabled
   a language or declared a project, compiled something (try_compile, try_run), made
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -51,6 +52,13 @@ from shiplint.cmake_eval.detected_names import DETECTED
 from shiplint.cmake_eval.detected_variables import WATCHED
 from shiplint.cmake_eval.trace import Reached
 
+# A search command at the start of a line (not in a line comment): a run that makes it
+# shows a search, so the package goes to the languages before the run.
+_SEARCH = re.compile(
+    rb"^[ \t]*(find_package|find_dependency|find_library|find_path|find_file|find_program)"
+    rb"[ \t]*\(",
+    re.MULTILINE | re.IGNORECASE,
+)
 # CMake modules a config includes that name none of the variables above, define only
 # functions and macros, and include nothing outside this set (the test reads them in
 # the real CMakes): what they do runs in the config's own traced commands.
@@ -66,12 +74,17 @@ ALLOWED_MODULES = frozenset(
 
 def named_in(files: Iterable[tuple[str, bytes]], given: frozenset[str] = frozenset()) -> str | None:
     """The first variable of the compiler detection a package file names, as
-    "<name> in <file>", or None when none does; the probe sets those in `given` itself."""
+    "<name> in <file>", or a search of the system it makes (a run without languages
+    would only show it, and be made again), as "<command> in <file>"; None when there is
+    neither. The probe sets those in `given` itself."""
     for name, text in files:
         for match in DETECTED.finditer(text):
             found = match.group(0).decode("ascii", "replace")
             if found not in given:
                 return f"{found} in {name}"
+        search = _SEARCH.search(text)
+        if search is not None:
+            return f"{search.group(1).decode('ascii')} in {name}"
     return None
 
 
