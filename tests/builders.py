@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from shiplint.artifacts.copies import place_with_copies
@@ -154,3 +155,14 @@ else()
   endif()
 endif()
 """
+
+
+def config_package(tmp_path: Path, config: str) -> Path:
+    """An unpacked package `pkg-1.0` with an empty `libpkg.so` and `config` as its
+    `pkg/share/cmake/pkg-config.cmake`."""
+    root = tmp_path / "pkg-1.0"
+    (root / "pkg" / "share" / "cmake").mkdir(parents=True)
+    (root / "pkg" / "lib").mkdir(parents=True)
+    (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
+    (root / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_text(config, encoding="utf-8")
+    return root

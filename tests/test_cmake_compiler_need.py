@@ -30,7 +30,7 @@ from shiplint.cmake_eval.run import RunOutcome, configure, platform_arguments
 from shiplint.manifest.model import Component, ComponentVariable, LibraryKind, Manifest
 from shiplint.platforms import Platform
 
-from tests.builders import library, listing_as, manifest
+from tests.builders import config_package, library, listing_as, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 BOTH = (OLD_CMAKE_VERSION, NEW_CMAKE_VERSION)
@@ -135,15 +135,6 @@ def user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def _tree(tmp_path: Path, config: str) -> Path:
-    root = tmp_path / "pkg-1.0"
-    (root / "pkg" / "share" / "cmake").mkdir(parents=True)
-    (root / "pkg" / "lib").mkdir(parents=True)
-    (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
-    (root / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_text(config, encoding="utf-8")
-    return root
-
-
 def _manifest() -> Manifest:
     return manifest(
         libraries=(library("pkg", LibraryKind.RUNTIME, components=("runtime",)),),
@@ -168,7 +159,7 @@ def _evaluate(
     version_file: str | None = None,
 ) -> list[ConfigEvaluation]:
     the_manifest = _manifest()
-    root = _tree(tmp_path, config)
+    root = config_package(tmp_path, config)
     if version_file is not None:
         (root / "pkg" / "share" / "cmake" / "pkg-config-version.cmake").write_text(version_file)
     tree = open_artifact(root)

@@ -23,7 +23,7 @@ from shiplint.cmake_eval.replay import _planned_digest, _tree_digest
 from shiplint.manifest.load import load_manifest
 from shiplint.manifest.model import Manifest
 
-from tests.builders import listing_as
+from tests.builders import config_package, listing_as
 from tests.material import (
     EXAMPLE_MANIFEST,
     NEW_CMAKE_VERSION,
@@ -32,7 +32,7 @@ from tests.material import (
     other_wheel,
     wheel,
 )
-from tests.test_cmake_eval_probe import LINUX, _manifest, _package
+from tests.test_cmake_eval_probe import LINUX, _manifest
 
 
 def _planned(artifact: Path, manifest: Manifest, dest: Path) -> Layout:
@@ -90,7 +90,7 @@ def test_a_real_wheels_plan_digests_as_its_written_tree(
 def test_a_config_naming_its_own_path_digests_as_written(tmp_path: Path) -> None:
     run_root = tmp_path / "run"
     config = f"# laid out in {run_root}/tree\r\nset(pkg_FOUND TRUE)\r\n".encode() + b"\xff\n"
-    package = _package(tmp_path, "")
+    package = config_package(tmp_path, "")
     (package / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_bytes(config)
     (package / "pkg" / "share" / "cmake" / "empty.cmake").write_bytes(b"")
     (package / "pkg" / "include" / "a-b").mkdir(parents=True)
@@ -116,7 +116,7 @@ def test_a_replayed_evaluation_writes_no_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    package = _package(tmp_path, "set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES pkg::pkg)\n")
+    package = config_package(tmp_path, "set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES pkg::pkg)\n")
     manifest = _manifest()
     binary = cmake(NEW_CMAKE_VERSION)
     runs = []
@@ -137,7 +137,7 @@ def test_a_tree_the_file_system_refuses_is_a_failed_evaluation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    package = _package(tmp_path, "set(pkg_FOUND TRUE)\n")
+    package = config_package(tmp_path, "set(pkg_FOUND TRUE)\n")
     # The run directory is a file: nothing can be laid out under it.
     (tmp_path / "blocked").write_bytes(b"")
     layout = _planned(package, _manifest(), tmp_path / "blocked" / "tree")

@@ -17,7 +17,7 @@ from shiplint.manifest.model import Component, LibraryKind, Manifest
 from shiplint.platforms import Platform
 from shiplint.registry import RULES
 
-from tests.builders import library, listing_as, manifest
+from tests.builders import config_package, library, listing_as, manifest
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
 
 LINUX = Platform("linux", "x86_64")
@@ -29,15 +29,6 @@ def _manifest(**extra: object) -> Manifest:
         components=(Component("runtime", False, None),),
         **extra,
     )
-
-
-def _package(tmp_path: Path, config: str) -> Path:
-    root = tmp_path / "pkg-1.0"
-    (root / "pkg" / "share" / "cmake").mkdir(parents=True)
-    (root / "pkg" / "lib").mkdir(parents=True)
-    (root / "pkg" / "lib" / "libpkg.so").write_bytes(b"")
-    (root / "pkg" / "share" / "cmake" / "pkg-config.cmake").write_text(config, encoding="utf-8")
-    return root
 
 
 def _evaluate_as(
@@ -61,7 +52,7 @@ def _evaluate(
     timeout: float = 60.0,
     the_manifest: Manifest | None = None,
 ) -> list[ConfigEvaluation]:
-    tree = open_artifact(_package(tmp_path, config))
+    tree = open_artifact(config_package(tmp_path, config))
     binaries = [str(cmake(v)) for v in versions]
     models = _evaluate_as(tree, platform, the_manifest or _manifest(), binaries, timeout)
     return [m for m in models if isinstance(m, ConfigEvaluation)]
@@ -213,7 +204,7 @@ def test_component_requests_are_answered_in_one_run_even_when_the_config_aborts(
 
 
 def test_an_unusable_cmake_is_a_finding_not_a_crash(tmp_path: Path) -> None:
-    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    tree = open_artifact(config_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = _evaluate_as(tree, LINUX, _manifest(), [str(tmp_path / "no-cmake")], 10)
     (ev,) = models
     assert isinstance(ev, ConfigEvaluation) and ev.failure is not None
@@ -236,14 +227,14 @@ def test_an_artifact_without_a_config_is_reported(tmp_path: Path) -> None:
 
 
 def test_the_system_cmake_is_used_by_name(tmp_path: Path) -> None:
-    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    tree = open_artifact(config_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = _evaluate_as(tree, LINUX, replace(_manifest()), ["cmake"], 60)
     (ev,) = [m for m in models if isinstance(m, ConfigEvaluation)]
     assert ev.failure is None and ev.found and ev.cmake == "cmake"
 
 
 def test_no_cmake_at_all_is_said_not_skipped(tmp_path: Path) -> None:
-    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    tree = open_artifact(config_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = _evaluate_as(tree, LINUX, _manifest(), [], 10)
     (diagnostic,) = lint(RULES, _manifest(), models, Selection(select=("SL1",)))
     assert diagnostic.code == "SL111" and "no CMake binary is configured" in diagnostic.message
@@ -258,7 +249,7 @@ def test_modules_the_config_includes_from_elsewhere_in_the_package_are_real(
         'include("${CMAKE_CURRENT_LIST_DIR}/../../lib/cmake/pkg-helpers.cmake")\n'
         "set(pkg_FOUND TRUE)\n"
     )
-    root = _package(tmp_path, config)
+    root = config_package(tmp_path, config)
     (root / "pkg" / "lib" / "cmake").mkdir()
     (root / "pkg" / "lib" / "cmake" / "pkg-helpers.cmake").write_text(
         "set(PKG_LIBRARIES from-helper)\n", encoding="utf-8"
@@ -277,7 +268,7 @@ def test_a_second_installed_copy_is_evaluated_in_the_same_run(tmp_path: Path) ->
     config = (
         'set(pkg_FOUND TRUE)\nset(PKG_LIBRARIES "${CMAKE_CURRENT_LIST_DIR}/../../lib/libpkg.so")\n'
     )
-    root = _package(tmp_path, config)
+    root = config_package(tmp_path, config)
     other = root / "pkg" / "lib" / "cmake" / "pkg"
     other.mkdir(parents=True)
     # Resolves the root one level short: the classic bug of a second install location.
@@ -326,7 +317,7 @@ def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path)
         "  endif()\n"
         "endforeach()\n"
     )
-    root = _package(tmp_path, config)
+    root = config_package(tmp_path, config)
     (root / "pkg" / "lib" / "libpkg_extra.so").write_bytes(b"")
     tree = open_artifact(root)
     models = _evaluate_as(tree, LINUX, the_manifest, [str(cmake(NEW_CMAKE_VERSION))], 60)
@@ -350,7 +341,7 @@ def test_shipped_components_asked_together_answer_for_themselves(tmp_path: Path)
 def test_a_route_no_configured_cmake_covers_is_said(
     tmp_path: Path, versions: tuple[str, ...], missing: list[str]
 ) -> None:
-    tree = open_artifact(_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
+    tree = open_artifact(config_package(tmp_path, "set(pkg_FOUND TRUE)\n"))
     models = _evaluate_as(tree, LINUX, _manifest(), [str(cmake(v)) for v in versions], 60)
     diagnostics = lint(RULES, _manifest(), models, Selection(select=("SL116",)))
     assert [d.message.split(" ")[7] for d in diagnostics] == missing

@@ -25,10 +25,10 @@ from shiplint.cmake_eval.model import ConfigEvaluation, VersionFileEvaluation
 from shiplint.cmake_eval.version_file import evaluate_version_files
 from shiplint.manifest.model import Aggregate, Carries
 
-from tests.builders import listing_as
+from tests.builders import config_package, listing_as
 from tests.cache_forgery import WAYS, forge
 from tests.material import NEW_CMAKE_VERSION, OLD_CMAKE_VERSION, cmake
-from tests.test_cmake_eval_probe import LINUX, _evaluate_as, _manifest, _package
+from tests.test_cmake_eval_probe import LINUX, _evaluate_as, _manifest
 
 STAMPED = _manifest(aggregates=(Aggregate("PKG_LIBRARIES", Carries(), ()),))
 CONFIG = (
@@ -83,7 +83,7 @@ def _stamp(evaluation: ConfigEvaluation) -> str:
 def test_a_second_evaluation_replays_the_first(
     tmp_path: Path, stamp_bin: Path, version: str
 ) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first, second = _run(package, version), _run(package, version)
     assert not first.reused and second.reused
     assert _stamp(first) == _stamp(second)
@@ -93,7 +93,7 @@ def test_a_second_evaluation_replays_the_first(
 
 @pytest.mark.parametrize("version", BOTH)
 def test_without_reuse_the_config_runs_again(tmp_path: Path, stamp_bin: Path, version: str) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package, version)
     again = _run(package, version, reuse=False)
     assert not again.reused and _stamp(again) != _stamp(first)
@@ -102,7 +102,7 @@ def test_without_reuse_the_config_runs_again(tmp_path: Path, stamp_bin: Path, ve
 
 
 def test_an_edited_config_file_is_evaluated_again(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     config = package / "pkg" / "share" / "cmake" / "pkg-config.cmake"
     config.write_text(CONFIG + "# edited\n", encoding="utf-8")
@@ -111,7 +111,7 @@ def test_an_edited_config_file_is_evaluated_again(tmp_path: Path, stamp_bin: Pat
 
 
 def test_a_new_file_in_the_package_is_evaluated_again(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     (package / "pkg" / "lib" / "libextra.so").write_bytes(b"")
     again = _run(package)
@@ -119,7 +119,7 @@ def test_a_new_file_in_the_package_is_evaluated_again(tmp_path: Path, stamp_bin:
 
 
 def test_a_changed_program_the_config_runs_is_run_again(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     _script(stamp_bin / "shiplint_stamp", "echo rewritten-$(cat /proc/sys/kernel/random/uuid)")
     again = _run(package)
@@ -128,7 +128,7 @@ def test_a_changed_program_the_config_runs_is_run_again(tmp_path: Path, stamp_bi
 
 
 def test_another_cmake_at_the_same_path_is_a_miss(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     link = tmp_path / "cmake-here" / "cmake"
     link.parent.mkdir()
     link.symlink_to(cmake(OLD_CMAKE_VERSION))
@@ -154,7 +154,7 @@ def test_a_changed_dependency_is_evaluated_again(
     tmp_path: Path, stamp_bin: Path, version: str
 ) -> None:
     # find_package searches <prefix>/lib/cmake/<name>*/ under each PATH entry's parent.
-    package = _package(tmp_path, DEPENDENT)
+    package = config_package(tmp_path, DEPENDENT)
     dependency = tmp_path / "lib" / "cmake" / "shiplintdep"
     dependency.mkdir(parents=True)
     (dependency / "shiplintdep-config.cmake").write_text("set(shiplintdep_ONE 1)\n")
@@ -167,7 +167,7 @@ def test_a_changed_dependency_is_evaluated_again(
 
 
 def test_a_dependency_installed_later_is_evaluated_again(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, DEPENDENT)
+    package = config_package(tmp_path, DEPENDENT)
     (tmp_path / "lib" / "cmake").mkdir(parents=True)
     # Not found: the plain find_package answers so, and each REQUIRED request's
     # find_dependency ends its configure run (the request's answer: isolate.py).
@@ -183,7 +183,7 @@ def test_a_dependency_installed_later_is_evaluated_again(tmp_path: Path, stamp_b
 
 
 def test_a_corrupt_entry_is_a_miss(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     entries = list((cache.cache_dir() / "cmake-evaluations").iterdir())
     assert len(entries) == 1
@@ -235,7 +235,7 @@ def test_an_entry_of_another_form_is_a_miss(
     tmp_path: Path, stamp_bin: Path, foreign: Callable[[dict[str, Any], str], bytes]
 ) -> None:
     # Authentic (written with the user's key) but not an entry this code wrote.
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     (entry,) = (cache.cache_dir() / "cmake-evaluations").iterdir()
     cache.write("cmake-evaluations", entry.name, foreign(_kept_entry(entry.name), _stamp(first)))
@@ -246,7 +246,7 @@ def test_an_entry_of_another_form_is_a_miss(
 
 
 def test_concurrent_evaluations_keep_one_whole_entry(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     found: list[ConfigEvaluation] = []
     threads = [threading.Thread(target=lambda: found.append(_run(package))) for _ in range(3)]
     for thread in threads:
@@ -260,7 +260,7 @@ def test_concurrent_evaluations_keep_one_whole_entry(tmp_path: Path, stamp_bin: 
 
 
 def test_a_run_that_timed_out_is_not_kept(tmp_path: Path, stamp_bin: Path) -> None:
-    package = _package(tmp_path, "execute_process(COMMAND sleep 30)\nset(pkg_FOUND TRUE)\n")
+    package = config_package(tmp_path, "execute_process(COMMAND sleep 30)\nset(pkg_FOUND TRUE)\n")
     tree = open_artifact(package)
     for _ in range(2):
         (evaluation,) = [
@@ -293,7 +293,7 @@ def _version_stamp(package: Path, reuse: bool = True) -> str | None:
 def test_a_version_file_evaluation_is_replayed_until_its_file_changes(
     tmp_path: Path, stamp_bin: Path
 ) -> None:
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     version_file = package / "pkg" / "share" / "cmake" / "pkg-config-version.cmake"
     version_file.write_text(VERSION_FILE, encoding="utf-8")
     first = _version_stamp(package)
@@ -310,7 +310,7 @@ def test_a_version_file_evaluation_is_replayed_until_its_file_changes(
 @pytest.mark.parametrize("way", WAYS)
 def test_a_forged_entry_is_never_replayed(tmp_path: Path, stamp_bin: Path, way: str) -> None:
     # The kept run with the stamp a forger wants rules to read, in the entry's real form.
-    package = _package(tmp_path, CONFIG)
+    package = config_package(tmp_path, CONFIG)
     first = _run(package)
     (entry,) = (cache.cache_dir() / "cmake-evaluations").iterdir()
     planted = marshal.dumps(_stamp_planted(_kept_entry(entry.name), _stamp(first)))

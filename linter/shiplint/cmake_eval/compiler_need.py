@@ -50,15 +50,15 @@ from pathlib import Path
 
 from shiplint.cmake_eval.detected_names import DETECTED
 from shiplint.cmake_eval.detected_variables import WATCHED
-from shiplint.cmake_eval.trace import Reached
+from shiplint.cmake_eval.trace import SEARCHING, Reached
 
 # A search command at the start of a line (not in a line comment): a run that makes it
 # shows a search, so the package goes to the languages before the run.
 _SEARCH = re.compile(
-    rb"^[ \t]*(find_package|find_dependency|find_library|find_path|find_file|find_program)"
-    rb"[ \t]*\(",
+    rb"^[ \t]*(" + b"|".join(sorted(name.encode() for name in SEARCHING)) + rb")[ \t]*\(",
     re.MULTILINE | re.IGNORECASE,
 )
+
 # CMake modules a config includes that name none of the variables above, define only
 # functions and macros, and include nothing outside this set (the test reads them in
 # the real CMakes): what they do runs in the config's own traced commands.

@@ -155,29 +155,34 @@ class Layout:
         if self.planned is not None:
             yield from self.planned.cmake_files(self.config_dir)
             return
-        for path in sorted(self.config_dir.rglob("*.cmake")):
-            try:
-                yield path, path.read_bytes()
-            except OSError:
-                continue  # unreadable here means the evaluation reports it
+        yield from _read_all(sorted(self.config_dir.rglob("*.cmake")))
 
     @functools.cached_property
-    def traced_files(self) -> tuple[Path, ...]:
-        """The `.cmake` files of the tree, which a run traces (sorted): from the plan when
-        there is one (the same files once written), else found on disk."""
+    def _tree_cmake(self) -> tuple[tuple[Path, bytes | None], ...]:
+        """The `.cmake` files of the tree, sorted, with their bytes (None: unreadable
+        here), read once: from the plan when there is one (the same files once written),
+        else from disk."""
         if self.planned is not None:
-            return tuple(path for path, _ in self.planned.cmake_files(self.root))
-        return tuple(sorted(self.root.rglob("*.cmake")))
+            return tuple(self.planned.cmake_files(self.root))
+        out: list[tuple[Path, bytes | None]] = []
+        for path in sorted(self.root.rglob("*.cmake")):
+            try:
+                out.append((path, path.read_bytes()))
+            except OSError:
+                out.append((path, None))  # traced all the same; the evaluation reports it
+        return tuple(out)
+
+    @property
+    def traced_files(self) -> tuple[Path, ...]:
+        """The `.cmake` files of the tree, which a run traces (sorted)."""
+        return tuple(path for path, _ in self._tree_cmake)
 
     def tree_cmake_files(self) -> Iterator[tuple[str, bytes]]:
         """Every `.cmake` file of the tree (what a run traces) and each `.cmake.in` source
         the probe configures into it, named by path, with their bytes."""
-        if self.planned is not None:
-            found: Iterable[tuple[Path, bytes]] = self.planned.cmake_files(self.root)
-        else:
-            found = _read_all(sorted(self.root.rglob("*.cmake")))
-        for path, data in found:
-            yield str(path), data
+        for path, data in self._tree_cmake:
+            if data is not None:
+                yield str(path), data
         for path, data in _read_all([item.template for item in self.configure]):
             yield str(path), data
 
