@@ -95,6 +95,26 @@ def test_cmake_list_splitting_keeps_escaped_semicolons_and_genexes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "items"),
+    [
+        ("", ()),
+        (";", ()),
+        ("a", ("a",)),
+        (";a;;b;", ("a", "b")),
+        ("/p/lib/libx.so;-lpthread", ("/p/lib/libx.so", "-lpthread")),
+        # A lone `>` or `$` splits as any character does.
+        ("a>b;$c;d<e", ("a>b", "$c", "d<e")),
+        # Escaped or inside a generator expression, a `;` does not split.
+        ("a\\;b;c", ("a;b", "c")),
+        ("x;$<$<BOOL:1>:y;z>;w", ("x", "$<$<BOOL:1>:y;z>", "w")),
+        ("a\\b;c", ("a\\b", "c")),
+    ],
+)
+def test_cmake_list_items(value: str, items: tuple[str, ...]) -> None:
+    assert cmake_list(value) == items
+
+
 def test_imported_targets_and_their_properties_are_read(tmp_path: Path) -> None:
     config = (
         "set(pkg_FOUND TRUE)\n"

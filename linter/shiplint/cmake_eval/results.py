@@ -111,6 +111,10 @@ def _record(line: str) -> dict[str, Any] | None:
 
 def cmake_list(value: str) -> tuple[str, ...]:
     """A CMake list's items (`;`-separated, `\\;` kept), empty items dropped as CMake does."""
+    if "\\" not in value and "$<" not in value:
+        # Nearly every value (paths, names, link lists): nothing escaped, no generator
+        # expression, so every `;` splits.
+        return tuple(item for item in value.split(";") if item)
     items: list[str] = []
     current = ""
     depth = 0
