@@ -393,12 +393,22 @@ def _check_in(args: argparse.Namespace, root: Path, artifacts: tuple[Path, ...])
 
         reading = opened(artifacts, progress.step)
     with reading as reader:
+        warming: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
         if run.reads(Input.CMAKE):
             try:
                 request = replace(request, cmake=_usable_cmakes(args.cmake, config))
             except _CMakeChoiceError as exc:
                 return _usage_error(str(exc))
-        return _check_with(args, request, manifest_path, config.fail_on, progress, reader)
+            from shiplint.cmake_eval.warm_up import warming as tools_warming
+            from shiplint.cmake_eval.warm_up import wheel_systems
+
+            # What the evaluations first ask of this machine, made while the manifest
+            # is validated and the artifacts are read (kept: a no-op when warm).
+            warming = tools_warming(
+                request.cmake, wheel_systems(request.artifacts), request.evaluation_timeout
+            )
+        with warming:
+            return _check_with(args, request, manifest_path, config.fail_on, progress, reader)
 
 
 def _check_with(

@@ -89,6 +89,20 @@ class PlatformSelector:
         return self.arch is None or platform.arch is None or self.arch == platform.arch
 
 
+def wheel_platform_tag(name: str) -> str | None:
+    """The platform tag of a wheel's file name,
+    `{dist}-{version}(-{build})?-{py}-{abi}-{platform}.whl`."""
+    parts = name[: -len(".whl")].split("-")
+    return parts[-1] if len(parts) >= 5 else None
+
+
+def wheel_platform(name: str) -> Platform | None:
+    """The platform a wheel's file name is tagged for."""
+    tag = wheel_platform_tag(name)
+    # A compressed tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64`) names one platform.
+    return None if tag is None else platform_from_wheel_tag(tag.split(".")[0])
+
+
 def platform_from_wheel_tag(tag: str) -> Platform | None:
     """The platform of a wheel's platform tag (`manylinux_2_28_x86_64`, `win_amd64`, ...)."""
     tag = tag.lower()

@@ -42,7 +42,7 @@ from shiplint.artifacts.member_names import plain_member as plain_member
 from shiplint.artifacts.member_names import printable as printable
 from shiplint.artifacts.paths import join_within, parent_directories
 from shiplint.diagnostics import Location
-from shiplint.platforms import Platform, platform_from_wheel_tag
+from shiplint.platforms import Platform, wheel_platform, wheel_platform_tag
 
 if TYPE_CHECKING:
     from shiplint.artifacts.integrity import Problem
@@ -105,12 +105,12 @@ class ArtifactTree(ABC):
         # How locations name it: the path as the user gave it (see `open_artifact`).
         self.shown = str(path)
         self.platform: Platform | None = (
-            _wheel_platform(path) if kind is ArtifactKind.WHEEL else None
+            wheel_platform(path.name) if kind is ArtifactKind.WHEEL else None
         )
         # The wheel's platform tag as written (`manylinux_2_28_x86_64`): it names the
         # system-library policy the wheel claims.
         self.platform_tag: str | None = (
-            _wheel_platform_tag(path) if kind is ArtifactKind.WHEEL else None
+            wheel_platform_tag(path.name) if kind is ArtifactKind.WHEEL else None
         )
         self._rejected: list[Rejected] = []
         # The pipeline evaluates the config in a thread while binaries are read: zipfile
@@ -257,19 +257,6 @@ class ArtifactTree(ABC):
 
     def _missing(self, name: str) -> MemberError:
         return MemberError(self.path, name, "no such member")
-
-
-def _wheel_platform_tag(path: Path) -> str | None:
-    """The platform tag of `{dist}-{version}(-{build})?-{py}-{abi}-{platform}.whl`."""
-    parts = path.name[: -len(".whl")].split("-")
-    return parts[-1] if len(parts) >= 5 else None
-
-
-def _wheel_platform(path: Path) -> Platform | None:
-    """The platform of a wheel's file name."""
-    tag = _wheel_platform_tag(path)
-    # A compressed tag set (`manylinux_2_17_x86_64.manylinux2014_x86_64`) names one platform.
-    return None if tag is None else platform_from_wheel_tag(tag.split(".")[0])
 
 
 class ZipTree(ArtifactTree):

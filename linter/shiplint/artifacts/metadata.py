@@ -4,7 +4,8 @@ Only what the rules need: the distribution's `Name`, `Version` and `Requires-Dis
 entries as strings, and what could not be read. Markers are evaluated by the rule.
 
 METADATA is an RFC 822 header block, read by the standard library's header parser
-with the compat32 policy: the parser `packaging.metadata.parse_email` hands its
+with the compat32 policy (its default: email.policy, which names it, imports the
+header registry and its parser): the parser `packaging.metadata.parse_email` hands its
 fields to, so the values are the same (tests/test_artifacts_metadata.py holds this
 reader to `parse_email` on the real wheels' METADATA and on malformed ones), without
 importing packaging's metadata module and its licence tables on every wheel run, and
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from email.parser import HeaderParser
-from email.policy import compat32
 
 from shiplint.artifacts.kinds import ArtifactKind, MemberError
 from shiplint.artifacts.tree import Tree
@@ -61,7 +61,7 @@ def parse_metadata(member: str, data: bytes) -> WheelMetadata:
     # Decoded with replacement, the text holds no lone surrogates: every value is a
     # plain string, never the parser's undecodable Header (which parse_email would have
     # put in its unparsed fields).
-    headers = HeaderParser(policy=compat32).parsestr(data.decode("utf-8", "replace"))
+    headers = HeaderParser().parsestr(data.decode("utf-8", "replace"))
     versions = [str(value) for value in headers.get_all("Version", [])]
     names = [str(value) for value in headers.get_all("Name", [])]
     requires = tuple(str(value) for value in headers.get_all("Requires-Dist", []))

@@ -393,6 +393,30 @@ def _detection(
     A newer CMake's detection of the same toolchain in this process gives its ABI
     answers (abi_sharing.py)."""
     given = compilers.inputs(cmake, arguments, languages)
+    # One detection per input at a time: an evaluation asking for the one the warm-up
+    # (warm_up.py) is making waits for it and finds it kept, instead of making it again.
+    with _making(given):
+        return _detection_once(cmake, arguments, languages, work, timeout, fence, given)
+
+
+_MAKING_LOCK = threading.Lock()
+_MAKING: dict[bytes, threading.Lock] = {}
+
+
+def _making(given: bytes) -> threading.Lock:
+    with _MAKING_LOCK:
+        return _MAKING.setdefault(given, threading.Lock())
+
+
+def _detection_once(
+    cmake: CMakeBinary,
+    arguments: list[str],
+    languages: tuple[str, ...],
+    work: Path,
+    timeout: float,
+    fence: tuple[Path, Confinement],
+    given: bytes,
+) -> tuple[float, compilers.Detection | None] | RunOutcome:
     toolchain = abi_sharing.toolchain_key(arguments, languages)
     kept = compilers.load(given)
     if kept is not None:
@@ -449,10 +473,10 @@ def _detect_in(
 def detect(
     cmake: CMakeBinary, platform: Platform, languages: tuple[str, ...], work: Path, timeout: float
 ) -> None:
-    """Make (or load) `cmake`'s detection for `platform` before its evaluations, in `work`:
-    the newest CMake of a run first, so that the others share its ABI answers."""
-    if not languages:
-        return
+    """Make (or load) `cmake`'s detection for `platform` and `languages` (none: the
+    system's alone) before its evaluations, in `work`: the newest CMake of a run first,
+    so that the others share its ABI answers; the system's while the run reads its
+    inputs (warm_up.py)."""
     work.mkdir(parents=True, exist_ok=True)
     arguments = platform_arguments(platform, languages)
     _detection(cmake, arguments, languages, work, timeout, (work, confinement()))
