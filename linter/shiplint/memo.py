@@ -56,6 +56,11 @@ class Memo(Generic[T]):
         found = self._lookup(inputs, decode or self.decode)
         return None if found is _MISS else found  # type: ignore[return-value]
 
+    def holds(self, *inputs: bytes) -> bool:
+        """Whether an authentic entry is kept for `inputs`, without decoding it (a decode
+        may still refuse it: `get` says)."""
+        return cache.read(self.kind, self.key(*inputs)) is not None
+
     def _lookup(self, inputs: tuple[bytes, ...], decode: Callable[[Any], T]) -> T | object:
         payload = cache.read(self.kind, self.key(*inputs))
         if payload is None:

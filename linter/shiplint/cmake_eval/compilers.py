@@ -95,6 +95,12 @@ def load(given: bytes) -> Detection | None:
     return _KEPT.get(given)
 
 
+def held(given: bytes) -> bool:
+    """Whether a detection is kept for `given` (inputs()), without checking that its
+    toolchain is unchanged (load() does): whether one is worth making ahead."""
+    return _KEPT.holds(given)
+
+
 def _well_formed(detection: Detection) -> bool:
     """Whether every name is one CMake writes (seed() joins them to a build tree: a
     `..` or an absolute name would write elsewhere) and every text is text."""

@@ -26,8 +26,9 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from shiplint.cmake_eval import compilers
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
-from shiplint.cmake_eval.run import confinement, detect
+from shiplint.cmake_eval.run import confinement, detect, platform_arguments
 from shiplint.platforms import Platform, wheel_platform
 from shiplint.scratch import scratch_dir
 
@@ -77,5 +78,10 @@ def _warm(cmakes: tuple[str, ...], systems: tuple[Platform, ...], timeout: float
         ):
             for index, cmake in enumerate(binaries):
                 for system in systems:
-                    work = Path(tmp) / f"{index}-{system.os}"
-                    pool.submit(detect, cmake, system, (), work, timeout)
+                    # Kept (a run on a machine that made it before): the evaluation
+                    # loads it and checks its toolchain; loading it here too would
+                    # only cost a warm run that check twice.
+                    given = compilers.inputs(cmake, platform_arguments(system, ()), ())
+                    if not compilers.held(given):
+                        work = Path(tmp) / f"{index}-{system.os}"
+                        pool.submit(detect, cmake, system, (), work, timeout)
