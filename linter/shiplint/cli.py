@@ -241,11 +241,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             interruptible(),
             cache.refusing_reuse(getattr(args, "no_cache", False)),
             _cycle_collection_paused(),
+            _scratch_removed(),
         ):
             return _command(args)
     except Interrupted as exc:
         print(f"shiplint: interrupted ({exc})", file=sys.stderr)
         return exc.exit_code
+
+
+@contextlib.contextmanager
+def _scratch_removed() -> Iterator[None]:
+    """Run a command, then wait until the temporary trees it left to be removed in the
+    background are gone (scratch.scratch_tree): nothing outlives the command."""
+    try:
+        yield
+    finally:
+        from shiplint.scratch import removals_done
+
+        removals_done()
 
 
 @contextlib.contextmanager

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -62,7 +61,7 @@ from shiplint.diagnostics import Location
 from shiplint.manifest.model import Manifest
 from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
-from shiplint.scratch import scratch_dir
+from shiplint.scratch import scratch_tree
 from shiplint.waiting import HALT_GRACE
 
 if TYPE_CHECKING:
@@ -161,7 +160,7 @@ def _evaluate_package(
         searched = manifest.cmake.installed_config_dirs
         return [MissingConfig(listing.label, platform, searched, tree.location())]
     libraries = placed_libraries(tree, listing, manifest, platform)
-    with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
+    with scratch_tree("shiplint-cmake-") as tmp:
         work = Path(tmp)
         layout = layout_artifact(tree, listing, manifest, platform, libraries, work / "tree")
         what = _Input(Mode.ARTIFACT, tree.label, platform, tree.location(member), ())
@@ -185,7 +184,7 @@ def evaluate_source(
     models: list[ConfigModel] = []
     config = Location(manifest.cmake.config_source or manifest.path)
     for platform in manifest_platforms(manifest):
-        with tempfile.TemporaryDirectory(prefix="shiplint-cmake-", dir=scratch_dir()) as tmp:
+        with scratch_tree("shiplint-cmake-") as tmp:
             work = Path(tmp)
             layout = layout_source(repo, manifest, platform, work / "tree")
             if isinstance(layout, Layout) and project is not None:
