@@ -27,3 +27,17 @@ def _private_user_cache(monkeypatch: pytest.MonkeyPatch, _user_cache: Path) -> N
     """Runs remember validated manifests and parsed CMake files in the user cache: tests
     (and the processes they start) use one of their own, never the caller's."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache))
+
+
+@pytest.fixture(params=["zlib", "zlib-ng"])
+def inflater(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The module that inflates the zip members read outside zipfile
+    (`shiplint.artifacts.zip_inflate`), one test run each: both must read the same bytes.
+    zlib-ng is skipped where it is not installed (it ships no wheel there)."""
+    import zlib
+
+    from shiplint.artifacts import zip_inflate
+
+    module = zlib if request.param == "zlib" else pytest.importorskip("zlib_ng.zlib_ng")
+    monkeypatch.setattr(zip_inflate, "inflater", lambda: module)
+    return str(request.param)

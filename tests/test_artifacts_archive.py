@@ -306,6 +306,13 @@ def test_members_are_inflated_once_within_the_cache_bound(
         def no_more_reads(name: str) -> object:
             raise AssertionError(f"{name} inflated again")
 
+        def no_more_plain_reads(
+            _: object, info: zipfile.ZipInfo, *__: object, **___: object
+        ) -> bool:
+            raise AssertionError(f"{info.filename} inflated again")
+
+        # Neither by the block reader (a plain member) nor by zipfile (any other).
+        monkeypatch.setattr(archive, "read_plain", no_more_plain_reads)
         monkeypatch.setattr(tree, "_open", no_more_reads)
         assert tree.read("pkg/small.so") == small  # kept
         with pytest.raises(AssertionError, match=r"big\.so inflated again"):

@@ -1,7 +1,8 @@
 """RECORD's hashes are confirmed by reading plain members in large blocks, outside zipfile;
 every other member is read by zipfile. These archives are written byte by byte
 (tests/hostile/rawzip.py) with the members a careless or hostile packer makes: each
-outcome is checked against the one zipfile alone gives, and stated."""
+outcome is checked against the one zipfile alone gives, and stated. Every test runs with
+each inflater the block reader may use (zlib, zlib-ng)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import pytest
 from shiplint.artifacts import integrity
 
 from tests.hostile import rawzip
+
+pytestmark = pytest.mark.usefixtures("inflater")
 
 NAME = "pkg/data.txt"
 RECORD = "pkg-1.0.dist-info/RECORD"

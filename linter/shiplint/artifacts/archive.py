@@ -41,6 +41,7 @@ from shiplint.artifacts.member_names import normalise_member as normalise_member
 from shiplint.artifacts.member_names import plain_member as plain_member
 from shiplint.artifacts.member_names import printable as printable
 from shiplint.artifacts.paths import join_within, parent_directories
+from shiplint.artifacts.zip_inflate import read_plain
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, wheel_platform, wheel_platform_tag
 
@@ -386,6 +387,17 @@ class ZipTree(ArtifactTree):
                 self._digest = None
             self._kept = {} if self._digest is None else kept_fingerprints(self._digest)
         return self._kept
+
+    def _read_bounded(self, name: str, limit: int) -> bytes:
+        # A plain member (`zip_inflate`) is read in large blocks, its CRC-32 checked as
+        # zipfile checks it: these bytes are parsed. Anything else, or a member whose CRC
+        # differs, is read by zipfile, which reads it or says what is wrong.
+        info = self._info(name)
+        if info.file_size <= limit:
+            blocks: list[bytes] = []
+            if read_plain(self._zip, info, blocks.append, crc=True):
+                return b"".join(blocks)
+        return super()._read_bounded(name, limit)
 
     def _open(self, name: str) -> IO[bytes]:
         try:

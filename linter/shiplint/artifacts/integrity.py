@@ -21,7 +21,6 @@ import hashlib
 import io
 import struct
 import zipfile
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,16 +30,13 @@ from shiplint import cache
 from shiplint.artifacts.file_digest import file_digest
 from shiplint.artifacts.kinds import MemberError
 from shiplint.artifacts.member_names import normalise_member, printable
+from shiplint.artifacts.zip_inflate import read_plain
 from shiplint.memo import Memo, constant
 from shiplint.plural import counted
 
 # What one RECORD may hold: a wheel of 200,000 members at 200 bytes a row.
 MAX_RECORD_BYTES = 40 * 1024 * 1024
 _CHUNK = 1024 * 1024
-# What a plain member's hash reads, and inflates, at a time: few Python calls per member,
-# bounded memory, and inflated pieces small enough to stay in the CPU's cache for hashing.
-_READ = 1024 * 1024
-_BLOCK = 256 * 1024
 _LOCAL = struct.Struct("<4s5H3L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _DESCRIPTOR_SIGNATURE = b"PK\x07\x08"
@@ -186,74 +182,21 @@ def _row_problems(
 
 def _confirmed(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str,
                expected: str) -> bool:  # fmt: skip
-    """Whether the member is plain and its bytes hash to `expected`, read and inflated here
-    in large blocks: zipfile's reader spends a third of the check in Python calls per
-    member. False whenever anything about the member is not plain, or its hash differs:
-    `_member_hash` then reads it through zipfile, which says what is wrong.
+    """Whether the member is plain and its bytes hash to `expected`, read and inflated in
+    large blocks (`zip_inflate`): zipfile's reader spends a third of the check in Python
+    calls per member. False whenever anything about the member is not plain, or its hash
+    differs: `_member_hash` then reads it through zipfile, which says what is wrong.
 
-    Plain: a stored or deflated member, neither encrypted nor patched, whose local header
-    is where the central directory puts it and names the same file, whose data is all
-    there, and which inflates (to the end of its deflate stream, using all its compressed
-    bytes) to exactly its declared size. zipfile reads such a member to these same bytes,
-    or fails on a CRC-32 mismatch; either way RECORD's row is not a problem (an unreadable
-    member is said by the rules that read it), so the CRC-32 is left to zipfile too."""
-    try:
-        return _plain_hash(zip_file, info, algorithm) == expected
-    except (OSError, ValueError, OverflowError, zlib.error, struct.error):
-        return False
+    zipfile reads a plain member to these same bytes, or fails on a CRC-32 mismatch;
+    either way RECORD's row is not a problem (an unreadable member is said by the rules
+    that read it), so the CRC-32 is left to zipfile here."""
+    return _plain_hash(zip_file, info, algorithm) == expected
 
 
 def _plain_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:
-    """A plain member's hash (see `_confirmed`); None for any other member."""
-    stream = zip_file.fp
-    if (
-        stream is None
-        or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
-        # encrypted (0x01), compressed patched data (0x20), strong encryption (0x40)
-        or info.flag_bits & 0x61
-        or (info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size)
-    ):
-        return None
-    stream.seek(info.header_offset)
-    header = stream.read(_LOCAL.size)
-    if len(header) < _LOCAL.size or header[:4] != _LOCAL_SIGNATURE:
-        return None
-    fields = _LOCAL.unpack(header)
-    flags, name_length, extra_length = fields[2], fields[9], fields[10]
-    # Decoded as zipfile decodes it (a name that is not UTF-8 raises: not plain).
-    local_name = stream.read(name_length).decode("utf-8" if flags & 0x800 else "cp437")
-    if local_name != info.orig_filename:
-        return None
-    stream.seek(extra_length, io.SEEK_CUR)
+    """A plain member's hash (see `zip_inflate`); None for any other member."""
     hasher = hashlib.new(algorithm)
-    size = 0
-    left = info.compress_size
-    inflater = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
-    pending = b""
-    while True:
-        if not pending and left:
-            pending = stream.read(min(_READ, left))
-            if not pending:
-                return None  # the archive ends inside the member
-            left -= len(pending)
-        if inflater is None:
-            data, pending = pending, b""
-        else:
-            # Bounded output: a member that inflates past its size is never held whole.
-            data = inflater.decompress(pending, _BLOCK)
-            pending = inflater.unconsumed_tail
-        size += len(data)
-        if size > info.file_size:
-            return None
-        hasher.update(data)
-        if inflater is not None and inflater.eof:
-            break
-        if not data and not pending and not left:
-            break  # nothing more to read nor to inflate
-    complete = inflater is None or (inflater.eof and not inflater.unused_data)
-    if not complete or left or pending or size != info.file_size:
-        return None
-    return _encoded(hasher)
+    return _encoded(hasher) if read_plain(zip_file, info, hasher.update, crc=False) else None
 
 
 def _member_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:
@@ -375,6 +318,8 @@ def _decode(data: Any) -> tuple[Problem, ...]:
     return tuple(Problem(str(k), None if m is None else str(m), str(d)) for k, m, d in data)
 
 
+# Keyed by the code that reads the members too: the outcome is that code's.
+_CODE = (Path(__file__), Path(__file__).with_name("zip_inflate.py"))
 _KEPT: Memo[tuple[Problem, ...]] = Memo(
-    "wheel-integrity", constant(cache.source_bytes((Path(__file__),))), _encode, _decode
+    "wheel-integrity", constant(cache.source_bytes(_CODE)), _encode, _decode
 )
