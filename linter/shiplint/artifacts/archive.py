@@ -42,6 +42,7 @@ from shiplint.artifacts.member_names import plain_member as plain_member
 from shiplint.artifacts.member_names import printable as printable
 from shiplint.artifacts.paths import join_within, parent_directories
 from shiplint.artifacts.zip_inflate import read_plain
+from shiplint.artifacts.zip_listing import Listing, ZipEntry, entry_of, keep_listing, kept_listing
 from shiplint.diagnostics import Location
 from shiplint.platforms import Platform, wheel_platform, wheel_platform_tag
 
@@ -263,37 +264,61 @@ class ArtifactTree(ABC):
 class ZipTree(ArtifactTree):
     def __init__(self, path: Path, kind: ArtifactKind) -> None:
         super().__init__(path, kind)
-        try:
-            self._zip = zipfile.ZipFile(path)
-            infos = self._zip.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-            raise ArtifactError(path, f"not a readable zip archive ({exc})") from exc
-        total = sum(max(info.file_size, 0) for info in infos)
-        if len(infos) > MAX_MEMBERS or total > MAX_TOTAL_BYTES:
-            self._zip.close()
-            raise ArtifactError(
-                path,
-                f"{len(infos):,} members declaring {total:,} bytes, more than the "
-                f"{MAX_MEMBERS:,} members or {MAX_TOTAL_BYTES:,} bytes an artifact may hold",
-            )
-        self._files: dict[str, zipfile.ZipInfo] = {}
+        # zipfile's reading of the archive, made when a member must be read through it (or
+        # the archive is listed), and the archive file the plain readers read.
+        self._zip: zipfile.ZipFile | None = None
+        self._file: IO[bytes] | None = None
         # Each member's fingerprint by its local header's offset, once taken (the binary and
         # operator areas both ask).
         self._fingerprints: dict[int, bytes | None] = {}
-        # Those an earlier run kept for this archive file (loaded when first asked), its
-        # digest, and whether this run took any it did not keep.
+        # Those an earlier run kept for this archive file (loaded when first asked), and
+        # whether this run took any it did not keep.
         self._kept: dict[int, bytes] | None = None
-        self._digest: bytes | None = None
         self._fingerprints_taken = False
-        links: dict[str, zipfile.ZipInfo] = {}
-        for info in infos:
-            self._add(info, links)
-        self._drop_collisions(self._files)  # type: ignore[arg-type]
-        self._links: dict[str, str] = {}
-        for name, info in links.items():
-            self._add_link(name, info)
+        # The archive file's digest (None: it cannot be read whole), which keys what is
+        # kept of it: its listing, integrity and fingerprints.
+        self._digest = _file_digest(path)
+        listing = None if self._digest is None else kept_listing(self._digest)
+        if listing is None:
+            listing = self._list()
+            if self._digest is not None:
+                keep_listing(self._digest, listing)
+        else:
+            self._rejected = [Rejected(member, reason) for member, reason in listing.rejected]
+        self._files = listing.files
+        self._links = listing.links
 
-    def _add(self, info: zipfile.ZipInfo, links: dict[str, zipfile.ZipInfo]) -> None:
+    def _list(self) -> Listing:
+        """The archive's members as zipfile reads them, each checked (`_add`)."""
+        infos = self._archive().infolist()
+        total = sum(max(info.file_size, 0) for info in infos)
+        if len(infos) > MAX_MEMBERS or total > MAX_TOTAL_BYTES:
+            self.close()
+            raise ArtifactError(
+                self.path,
+                f"{len(infos):,} members declaring {total:,} bytes, more than the "
+                f"{MAX_MEMBERS:,} members or {MAX_TOTAL_BYTES:,} bytes an artifact may hold",
+            )
+        files: dict[str, ZipEntry] = {}
+        links: dict[str, ZipEntry] = {}
+        for index, info in enumerate(infos):
+            self._add(entry_of(index, info), info, files, links)
+        self._drop_collisions(files)  # type: ignore[arg-type]
+        resolved: dict[str, str] = {}
+        for name, entry in links.items():
+            target = self._link_target(name, infos[entry.position], files)
+            if target is not None:
+                resolved[name] = target
+        rejected = tuple((r.member, r.reason) for r in self._rejected)
+        return Listing(files, resolved, rejected)
+
+    def _add(
+        self,
+        entry: ZipEntry,
+        info: zipfile.ZipInfo,
+        files: dict[str, ZipEntry],
+        links: dict[str, ZipEntry],
+    ) -> None:
         if info.is_dir():
             return
         name = self._listable(info.filename)
@@ -301,13 +326,13 @@ class ZipTree(ArtifactTree):
             return
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
-            links[name] = info
+            links[name] = entry
             return
         # Zips made off unix carry no file type bits; only a stated non-file type is refused.
         if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
             self._reject(name, "special file (neither regular file nor link)")
             return
-        if name in self._files:
+        if name in files:
             self._reject(name, "duplicate member; the last one is read")
         # No size alone makes a bomb (torch 2.14.1's macOS libtorch_cpu.dylib is 368 MiB):
         # the ratio does, and the archive's total declared size (checked on opening).
@@ -317,41 +342,67 @@ class ZipTree(ArtifactTree):
             ratio = info.file_size // max(info.compress_size, 1)
             self._reject(name, f"inflates {ratio}x ({info.file_size} bytes): a zip bomb")
             return
-        self._files[name] = info
+        files[name] = entry
 
-    def integrity(self) -> tuple[Problem, ...]:
-        """Where the zip's local headers, and a wheel's RECORD, disagree with its members."""
-        from shiplint.artifacts.integrity import check_wheel
-
-        with self._lock:
-            # The members read so far (a first run's libraries) are hashed, not inflated again.
-            inflated = {self._info(name): data for name, data in self._cache.items()}
-            return check_wheel(self.path, self._zip, self.kind is ArtifactKind.WHEEL, inflated)
-
-    def _add_link(self, name: str, info: zipfile.ZipInfo) -> None:
+    def _link_target(
+        self, name: str, info: zipfile.ZipInfo, files: dict[str, ZipEntry]
+    ) -> str | None:
         # A zip symlink stores its target as the member's data (small by construction).
         try:
-            with self._zip.open(info) as stream:
+            with self._archive().open(info) as stream:
                 target = stream.read(4096).decode("utf-8", "replace")
         except _READ_ERRORS as exc:
             self._reject(name, f"unreadable symlink ({exc})")
-            return
+            return None
         resolved = _resolve_link(name, target)
-        if resolved is None or resolved not in self._files:
+        if resolved is None or resolved not in files:
             self._reject(
                 name, f"symlink to {printable(target)!r} leaves the archive or names no file"
             )
-            return
-        self._links[name] = resolved
+            return None
+        return resolved
+
+    def _archive(self) -> zipfile.ZipFile:
+        """zipfile's reading of the archive, made once, when first needed."""
+        if self._zip is None:
+            try:
+                self._zip = zipfile.ZipFile(self.path)
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+                raise ArtifactError(self.path, f"not a readable zip archive ({exc})") from exc
+        return self._zip
+
+    def _archive_file(self) -> IO[bytes]:
+        """The archive file the plain readers read (the caller holds the tree's lock)."""
+        if self._file is None:
+            self._file = self.path.open("rb")
+        return self._file
+
+    def _zip_info(self, name: str) -> zipfile.ZipInfo:
+        """zipfile's own entry for a listed member (reading the archive through zipfile)."""
+        return _same_entry(self._archive().infolist(), self._info(name), self.path, name)
+
+    def integrity(self) -> tuple[Problem, ...]:
+        """Where the zip's local headers, and a wheel's RECORD, disagree with its members."""
+        from shiplint.artifacts.integrity import check_wheel, kept_check
+
+        record = self.kind is ArtifactKind.WHEEL
+        kept = kept_check(self.path, record)
+        if kept is not None:
+            return kept
+        with self._lock:
+            archive = self._archive()
+            # The members read so far (a first run's libraries) are hashed, not inflated again.
+            inflated = {self._zip_info(name): data for name, data in self._cache.items()}
+            return check_wheel(self.path, archive, record, inflated)
 
     def names(self) -> tuple[str, ...]:
         return tuple(sorted({*self._files, *self._links}))
 
-    def _info(self, name: str) -> zipfile.ZipInfo:
-        info = self._files.get(self._links.get(name, name))
-        if info is None:
+    def _info(self, name: str) -> ZipEntry:
+        entry = self._files.get(self._links.get(name, name))
+        if entry is None:
             raise self._missing(name)
-        return info
+        return entry
 
     def size(self, name: str) -> int:
         return self._info(name).file_size
@@ -359,32 +410,26 @@ class ZipTree(ArtifactTree):
     def fingerprint(self, name: str) -> bytes | None:
         from shiplint.artifacts.fingerprint import zip_member_fingerprint
 
-        info = self._info(name)
+        entry = self._info(name)
         with self._lock:
-            if info.header_offset not in self._fingerprints:
-                found = self._kept_fingerprints().get(info.header_offset)
+            if entry.header_offset not in self._fingerprints:
+                found = self._kept_fingerprints().get(entry.header_offset)
                 if found is None:
                     try:
-                        stream = self._zip.fp
-                        found = None if stream is None else zip_member_fingerprint(stream, info)
+                        found = zip_member_fingerprint(self._archive_file(), entry)
                     except (OSError, ValueError, OverflowError):
                         # A header offset before the file's start or past what a seek
                         # takes: reading the member says what is wrong.
                         found = None
                     self._fingerprints_taken |= found is not None
-                self._fingerprints[info.header_offset] = found
-            return self._fingerprints[info.header_offset]
+                self._fingerprints[entry.header_offset] = found
+            return self._fingerprints[entry.header_offset]
 
     def _kept_fingerprints(self) -> dict[int, bytes]:
         """The fingerprints an earlier run took in this same archive file, once."""
         if self._kept is None:
-            from shiplint.artifacts.file_digest import file_digest
             from shiplint.artifacts.fingerprint import kept_fingerprints
 
-            try:
-                self._digest = file_digest(self.path)
-            except OSError:
-                self._digest = None
             self._kept = {} if self._digest is None else kept_fingerprints(self._digest)
         return self._kept
 
@@ -392,28 +437,60 @@ class ZipTree(ArtifactTree):
         # A plain member (`zip_inflate`) is read in large blocks, its CRC-32 checked as
         # zipfile checks it: these bytes are parsed. Anything else, or a member whose CRC
         # differs, is read by zipfile, which reads it or says what is wrong.
-        info = self._info(name)
-        if info.file_size <= limit:
+        entry = self._info(name)
+        if entry.file_size <= limit:
             blocks: list[bytes] = []
-            if read_plain(self._zip, info, blocks.append, crc=True):
+            try:
+                stream = self._archive_file()
+            except OSError as exc:
+                raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
+            if read_plain(stream, entry, blocks.append, crc=True):
                 return b"".join(blocks)
         return super()._read_bounded(name, limit)
 
     def _open(self, name: str) -> IO[bytes]:
+        entry = self._info(name)
         try:
-            return self._zip.open(self._info(name))
+            archive = self._archive()
+        except ArtifactError as exc:
+            raise MemberError(self.path, name, f"cannot be read: {exc.reason}") from exc
+        try:
+            return archive.open(_same_entry(archive.infolist(), entry, self.path, name))
         except _READ_ERRORS as exc:
             raise MemberError(self.path, name, f"cannot be read: {exc}") from exc
 
     def close(self) -> None:
         super().close()
-        self._zip.close()
+        if self._zip is not None:
+            self._zip.close()
+        if self._file is not None:
+            self._file.close()
         if self._fingerprints_taken and self._digest is not None:
             from shiplint.artifacts.fingerprint import keep_fingerprints
 
             known = {o: f for o, f in self._fingerprints.items() if f is not None}
             keep_fingerprints(self._digest, {**(self._kept or {}), **known})
             self._fingerprints_taken = False
+
+
+def _same_entry(
+    infos: list[zipfile.ZipInfo], entry: ZipEntry, path: Path, name: str
+) -> zipfile.ZipInfo:
+    """zipfile's entry at the listed member's position, when it is that member's."""
+    if entry.position < len(infos):
+        info = infos[entry.position]
+        if (info.orig_filename, info.header_offset) == (entry.orig_filename, entry.header_offset):
+            return info
+    raise MemberError(path, name, "cannot be read: the archive is not the one listed")
+
+
+def _file_digest(path: Path) -> bytes | None:
+    from shiplint.artifacts.file_digest import file_digest
+
+    try:
+        return file_digest(path)
+    except OSError:
+        return None
 
 
 class _BoundedTarInfo(tarfile.TarInfo):

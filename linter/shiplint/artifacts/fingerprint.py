@@ -18,10 +18,13 @@ import hashlib
 import struct
 import zipfile
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from shiplint import cache
 from shiplint.memo import Memo, constant
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.zip_listing import ZipEntry
 
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 # Large enough that a library's compressed bytes are one read and one hash update (each
@@ -32,7 +35,7 @@ _CHUNK = 64 << 20
 _FORMAT = b"zip member fingerprint 1"
 
 
-def zip_member_fingerprint(stream: IO[bytes], info: zipfile.ZipInfo) -> bytes | None:
+def zip_member_fingerprint(stream: IO[bytes], info: zipfile.ZipInfo | ZipEntry) -> bytes | None:
     """The member's fingerprint, read from `stream` (the archive, positioned anywhere);
     None when its local header cannot be read (then reading the member says why)."""
     stream.seek(info.header_offset)

@@ -69,6 +69,11 @@ def check_wheel(
     )
 
 
+def kept_check(path: Path, record: bool = True) -> tuple[Problem, ...] | None:
+    """What `check_wheel` found in this same archive file before, or None."""
+    return _KEPT.get(file_digest(path), bytes([record]))
+
+
 def _check(
     zip_file: zipfile.ZipFile,
     record: bool = True,
@@ -196,7 +201,12 @@ def _confirmed(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str,
 def _plain_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:
     """A plain member's hash (see `zip_inflate`); None for any other member."""
     hasher = hashlib.new(algorithm)
-    return _encoded(hasher) if read_plain(zip_file, info, hasher.update, crc=False) else None
+    stream = zip_file.fp
+    if stream is None:
+        return None
+    encoding = getattr(zip_file, "metadata_encoding", None)
+    plain = read_plain(stream, info, hasher.update, crc=False, encoding=encoding)
+    return _encoded(hasher) if plain else None
 
 
 def _member_hash(zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, algorithm: str) -> str | None:

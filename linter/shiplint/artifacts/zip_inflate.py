@@ -25,7 +25,10 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from types import ModuleType
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shiplint.artifacts.zip_listing import ZipEntry
 
 # What is read from the archive, and inflated, at a time: few Python calls per member,
 # bounded memory, and inflated pieces small enough to stay in the CPU's cache for the
@@ -52,11 +55,12 @@ def inflater() -> ModuleType:
 
 
 def read_plain(
-    zip_file: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
+    stream: IO[bytes],
+    info: zipfile.ZipInfo | ZipEntry,
     sink: Callable[[bytes], object],
     *,
     crc: bool,
+    encoding: str | None = None,
 ) -> bool:
     """Give a plain member's bytes to `sink`, block by block, in order; whether the member
     was plain (and, with `crc`, its bytes match the CRC-32 of the central directory, as
@@ -68,7 +72,7 @@ def read_plain(
     readers seek before every read, so an open one is not disturbed)."""
     module = inflater()
     try:
-        return _read(zip_file, info, sink, crc, module)
+        return _read(stream, info, sink, crc, module, encoding or "cp437")
     except (OSError, ValueError, OverflowError, struct.error, zlib.error, module.error):
         # A header offset past what a seek takes, a name that is not UTF-8, a corrupt
         # stream: zipfile says what it is.
@@ -76,16 +80,15 @@ def read_plain(
 
 
 def _read(
-    zip_file: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
+    stream: IO[bytes],
+    info: zipfile.ZipInfo | ZipEntry,
     sink: Callable[[bytes], object],
     crc: bool,
     module: ModuleType,
+    encoding: str,
 ) -> bool:
-    stream = zip_file.fp
     if (
-        stream is None
-        or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+        info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
         or info.flag_bits & _NOT_PLAIN_FLAGS
         or (info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size)
     ):
@@ -97,7 +100,6 @@ def _read(
     fields = _LOCAL.unpack(header)
     flags, name_length, extra_length = fields[2], fields[9], fields[10]
     # Decoded as zipfile decodes it (a name it cannot decode raises: not plain).
-    encoding = getattr(zip_file, "metadata_encoding", None) or "cp437"
     local_name = stream.read(name_length).decode("utf-8" if flags & _UTF8_NAME else encoding)
     if local_name != info.orig_filename:
         return False
@@ -112,7 +114,7 @@ def _read(
 
 def _inflate(
     stream: IO[bytes],
-    info: zipfile.ZipInfo,
+    info: zipfile.ZipInfo | ZipEntry,
     sink: Callable[[bytes], object],
     crc: bool,
     module: ModuleType,
