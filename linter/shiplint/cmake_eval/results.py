@@ -56,14 +56,18 @@ class PathMapper:
 
     def text(self, text: str) -> str:
         """`text` with every tree path made a normalised member path."""
+        # Most values name no path of the run's (a probe reads back a thousand of them):
+        # a text without the prefix is left as it is, without a regular expression.
         for prefix in self._prefixes:
-            pattern = re.escape(prefix) + r"([^,;\"\s]*)"
-            text = re.sub(pattern, lambda m: posixpath.normpath(m.group(1) or "."), text)
+            if prefix in text:
+                pattern = re.escape(prefix) + r"([^,;\"\s]*)"
+                text = re.sub(pattern, lambda m: posixpath.normpath(m.group(1) or "."), text)
         for prefix in self._scratch:
-            pattern = re.escape(prefix) + r"([^,;\"\s]*)"
-            text = re.sub(
-                pattern, lambda m: f"<probe>/{posixpath.normpath(m.group(1) or '.')}", text
-            )
+            if prefix in text:
+                pattern = re.escape(prefix) + r"([^,;\"\s]*)"
+                text = re.sub(
+                    pattern, lambda m: f"<probe>/{posixpath.normpath(m.group(1) or '.')}", text
+                )
         return text
 
 
