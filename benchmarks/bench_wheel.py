@@ -117,10 +117,10 @@ def _shiplint(
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(checkout / "linter")
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    if checkout != REPO:
-        # A baseline keeps its user cache apart: another entry format would replace this
-        # checkout's entries each round, and each would time a cold cache.
-        env["XDG_CACHE_HOME"] = str(PYCACHE.with_name(f"shiplint-bench-cache-{checkout.name}"))
+    # Each checkout has a user cache of its own: a baseline's entries of another format
+    # would replace this checkout's each round (each would time a cold cache), and a
+    # user's cache grown over months is not what either is timed against.
+    env["XDG_CACHE_HOME"] = str(PYCACHE.with_name(f"shiplint-bench-cache-{checkout.name}"))
     return [*command, *map(str, wheels)], env
 
 
