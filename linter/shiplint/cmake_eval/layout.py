@@ -13,13 +13,15 @@ placements and required directories for one platform.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import posixpath
 import re
 import shutil
+import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -101,10 +103,16 @@ class PlannedTree:
         # made once.
         for directory in sorted({posixpath.dirname(name) for name in self.files}):
             os.makedirs(os.path.join(base, directory), exist_ok=True)
+        # An empty placeholder in one system call where the system lets a user make a
+        # regular file with mknod (Linux): each call gives the GIL up, and taking it back
+        # while the binaries are read in another thread is what writing the tree costs.
+        make: Callable[[str], bool] | None = _made_by_mknod
         for name, data in self.files.items():
             target = os.path.join(base, name)
             if data is None:
-                os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+                if make is None or not make(target):
+                    make = None
+                    os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
             else:
                 with open(target, "wb") as stream:
                     stream.write(data)
@@ -121,6 +129,21 @@ class PlannedTree:
         ]
         for path, data in sorted(found, key=lambda item: item[0]):
             yield path, data or b""
+
+
+def _made_by_mknod(target: str) -> bool:
+    """Make `target` an empty regular file with mknod; False when the system refuses
+    mknod for regular files (then open makes them: macOS asks for root)."""
+    try:
+        os.mknod(target, 0o644 | stat.S_IFREG)
+    except FileExistsError:
+        # Opened with O_CREAT, as before mknod: a file is found, anything else refused.
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    except OSError as exc:
+        if exc.errno in (errno.EPERM, errno.EACCES, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            return False
+        raise
+    return True
 
 
 @dataclass(frozen=True)
