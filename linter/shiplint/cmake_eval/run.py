@@ -396,7 +396,33 @@ def _detection(
     # One detection per input at a time: an evaluation asking for the one the warm-up
     # (warm_up.py) is making waits for it and finds it kept, instead of making it again.
     with _making(given):
-        return _detection_once(cmake, arguments, languages, work, timeout, fence, given)
+        toolchain = abi_sharing.toolchain_key(arguments, languages)
+        kept = compilers.load(given)
+        if kept is not None:
+            abi_sharing.offer(cmake, toolchain, kept)
+            return 0.0, kept
+        abi = abi_sharing.shared_abi(cmake, toolchain, languages)
+        made, outcome = _detect_in(
+            cmake, arguments, languages, work / "detect", timeout, fence, abi
+        )
+        spent = outcome.seconds
+        if (
+            abi
+            and not outcome.timed_out
+            and (made is None or not abi_sharing.honoured(made, abi, languages))
+        ):
+            # Given answers this CMake did not keep as given: its own full detection decides.
+            remaining = max(timeout - spent, 0.0)
+            made, outcome = _detect_in(
+                cmake, arguments, languages, work / "detect-full", remaining, fence
+            )
+            spent += outcome.seconds
+        if outcome.timed_out:
+            return replace(outcome, seconds=spent)
+        if made is not None:
+            compilers.store(given, made)
+            abi_sharing.offer(cmake, toolchain, made)
+        return spent, made
 
 
 _MAKING_LOCK = threading.Lock()
@@ -406,42 +432,6 @@ _MAKING: dict[bytes, threading.Lock] = {}
 def _making(given: bytes) -> threading.Lock:
     with _MAKING_LOCK:
         return _MAKING.setdefault(given, threading.Lock())
-
-
-def _detection_once(
-    cmake: CMakeBinary,
-    arguments: list[str],
-    languages: tuple[str, ...],
-    work: Path,
-    timeout: float,
-    fence: tuple[Path, Confinement],
-    given: bytes,
-) -> tuple[float, compilers.Detection | None] | RunOutcome:
-    toolchain = abi_sharing.toolchain_key(arguments, languages)
-    kept = compilers.load(given)
-    if kept is not None:
-        abi_sharing.offer(cmake, toolchain, kept)
-        return 0.0, kept
-    abi = abi_sharing.shared_abi(cmake, toolchain, languages)
-    made, outcome = _detect_in(cmake, arguments, languages, work / "detect", timeout, fence, abi)
-    spent = outcome.seconds
-    if (
-        abi
-        and not outcome.timed_out
-        and (made is None or not abi_sharing.honoured(made, abi, languages))
-    ):
-        # Given answers this CMake did not keep as given: its own full detection decides.
-        remaining = max(timeout - spent, 0.0)
-        made, outcome = _detect_in(
-            cmake, arguments, languages, work / "detect-full", remaining, fence
-        )
-        spent += outcome.seconds
-    if outcome.timed_out:
-        return replace(outcome, seconds=spent)
-    if made is not None:
-        compilers.store(given, made)
-        abi_sharing.offer(cmake, toolchain, made)
-    return spent, made
 
 
 def _detect_in(
