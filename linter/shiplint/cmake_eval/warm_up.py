@@ -72,16 +72,21 @@ def _warm(cmakes: tuple[str, ...], systems: tuple[Platform, ...], timeout: float
         for path in cmakes:
             with contextlib.suppress(CMakeUnusable):
                 binaries.append(identify(path))
+        # Kept (a run on a machine that made it before): the evaluation loads it and
+        # checks its toolchain; loading it here too would only cost a warm run that
+        # check twice, and a warm run makes no directory for nothing.
+        missing = [
+            (index, cmake, system)
+            for index, cmake in enumerate(binaries)
+            for system in systems
+            if not compilers.held(compilers.inputs(cmake, platform_arguments(system, ()), ()))
+        ]
+        if not missing:
+            return
         with (
             tempfile.TemporaryDirectory(prefix="shiplint-warm-", dir=scratch_dir()) as tmp,
-            ThreadPoolExecutor(max_workers=max(1, len(binaries) * len(systems))) as pool,
+            ThreadPoolExecutor(max_workers=len(missing)) as pool,
         ):
-            for index, cmake in enumerate(binaries):
-                for system in systems:
-                    # Kept (a run on a machine that made it before): the evaluation
-                    # loads it and checks its toolchain; loading it here too would
-                    # only cost a warm run that check twice.
-                    given = compilers.inputs(cmake, platform_arguments(system, ()), ())
-                    if not compilers.held(given):
-                        work = Path(tmp) / f"{index}-{system.os}"
-                        pool.submit(detect, cmake, system, (), work, timeout)
+            for index, cmake, system in missing:
+                work = Path(tmp) / f"{index}-{system.os}"
+                pool.submit(detect, cmake, system, (), work, timeout)
