@@ -41,3 +41,17 @@ def inflater(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     module = zlib if request.param == "zlib" else pytest.importorskip("zlib_ng.zlib_ng")
     monkeypatch.setattr(zip_inflate, "inflater", lambda: module)
     return str(request.param)
+
+
+@pytest.fixture
+def fresh_user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A user cache of the test's own, with a key of its own (forgotten before and after):
+    nothing kept by another test is found. The cache's directory."""
+    from shiplint import cache
+
+    home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
+    cache.forget_secret()
+    yield home / "shiplint"
+    cache.forget_secret()

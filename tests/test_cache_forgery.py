@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "executorch" / "shiplint.yaml"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
-    cache.forget_secret()
-    yield home / "shiplint"
-    cache.forget_secret()
+# A user cache and a key of this module's tests' own.
+pytestmark = pytest.mark.usefixtures("fresh_user_cache")
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -83,11 +76,11 @@ def test_no_process_shiplint_starts_inherits_the_secret() -> None:
     assert "s3cr3t-value" not in done.stdout and "PATH=" in done.stdout
 
 
-def test_the_key_file_is_private_and_made_once(_fresh_cache: Path) -> None:
+def test_the_key_file_is_private_and_made_once(fresh_user_cache: Path) -> None:
     cache.write("kind", "entry", b"payload")
-    key = _fresh_cache / ".key"
+    key = fresh_user_cache / ".key"
     assert key.stat().st_mode & 0o777 == 0o600
-    assert _fresh_cache.stat().st_mode & 0o777 == 0o700
+    assert fresh_user_cache.stat().st_mode & 0o777 == 0o700
     made = key.read_bytes()
     cache.write("kind", "other", b"payload")
     assert key.read_bytes() == made and len(made) == 32

@@ -7,7 +7,6 @@ from __future__ import annotations
 import marshal
 import os
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,8 @@ from tests.material import wheel
 LINK = 0o120777
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("SHIPLINT_NO_CACHE", raising=False)
-    cache.forget_secret()
-    yield
-    cache.forget_secret()
+# A user cache and a key of this module's tests' own.
+pytestmark = pytest.mark.usefixtures("fresh_user_cache")
 
 
 @pytest.fixture
