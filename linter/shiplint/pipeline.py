@@ -28,6 +28,7 @@ from shiplint.areas import (
     Plan,
     plan,
 )
+from shiplint.handoff import Turns
 from shiplint.manifest.model import Manifest
 from shiplint.plural import counted
 from shiplint.request import Progress, RunRequest
@@ -196,18 +197,17 @@ def _areas_of_one_artifact(
 ) -> list[Model]:
     models: list[Model] = []
     inventory: Inventory | None = None
-    from concurrent.futures import ThreadPoolExecutor
-
-    # The config evaluations wait on CMake processes: run them beside the binary
-    # reading, which keeps this process busy, instead of after it.
-    with ThreadPoolExecutor(max_workers=2) as background:
+    # The config evaluations wait on CMake processes: the binary reading, which keeps
+    # this process busy, goes on while they wait instead of after them (and after
+    # them when they wait on none: replayed from the user cache).
+    with Turns("shiplint-areas") as turns:
         config = (
-            background.submit(_config_artifact_models, tree, listing, request, manifest, progress)
+            turns.start(_config_artifact_models, tree, listing, request, manifest, progress)
             if run.builds(CONFIG_ARTIFACT) or run.builds(INCLUDE_CLOSURE)
             else None
         )
         version = (
-            background.submit(_version_file_models, tree, listing, request, manifest, progress)
+            turns.start(_version_file_models, tree, listing, request, manifest, progress)
             if run.builds(CONFIG_VERSION)
             else None
         )
@@ -219,13 +219,14 @@ def _areas_of_one_artifact(
             if run.builds(OPERATORS):
                 models.extend(_operator_models(tree, inventory, reader, manifest, progress))
         if config is not None:
-            evaluated = config.result()
+            evaluated = turns.result(config)
             if run.builds(CONFIG_ARTIFACT):
                 models.extend(evaluated)
             if run.builds(INCLUDE_CLOSURE):
                 models.append(_include_closure_model(tree, listing, evaluated, manifest, progress))
         if version is not None:
-            models.extend(version.result())
+            versions = turns.result(version)
+            models.extend(versions)
     if inventory is not None and run.builds(LINK_PROBE):
         models.extend(_link_probe_models(tree, inventory, request, manifest, progress))
     if inventory is not None and run.builds(HEADER_PROBE):

@@ -14,6 +14,8 @@ import select
 import subprocess
 import time
 
+from shiplint.handoff import waits
+
 HALT_GRACE = 2.0
 POLL = 0.25
 
@@ -21,6 +23,7 @@ POLL = 0.25
 def wait_running(process: subprocess.Popen[bytes], deadline: float) -> tuple[int | None, bool]:
     """The run's exit status, or None at the deadline; and whether it was ended early
     because it stayed stopped for HALT_GRACE seconds."""
+    waits()
     halt = Halt(process.pid)
     with _ExitWatch(process) as exit_watch:
         while True:

@@ -10,11 +10,9 @@ platform), `AggregateAcrossRoutes` models comparing the routes, or a
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,6 +56,7 @@ from shiplint.cmake_eval.run import Confinement, RunOutcome, detect
 from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, is_host
 from shiplint.cmake_eval.target_host import stand_ins as host_stand_ins
 from shiplint.diagnostics import Location
+from shiplint.handoff import Turns
 from shiplint.manifest.model import Manifest
 from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
@@ -242,15 +241,16 @@ def _evaluate_all(
         started = time.monotonic()
         _detect_newest(layout, cmakes, timeout, work / "detect")
         timeout = max(timeout - (time.monotonic() - started), 0.0)
-    # The runs wait on CMake, not on Python: run the CMakes side by side (each in its
-    # own directory; the placeholder tree is only read), results in the given order.
-    # Except when the probe generates the config into the tree first (a .cmake.in
-    # source through configure_package_config_file): every run writes that same file,
-    # and a run reading it while another rewrites it sees half a config.
-    writes_tree = isinstance(layout, Layout) and bool(layout.configure)
-    workers = 1 if writes_tree else max(1, min(len(cmakes), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, range(len(cmakes)), cmakes))
+    # The runs wait on CMake, not on Python: each CMake runs while the next run is
+    # prepared (each in its own directory; the placeholder tree is only read), results
+    # in the given order. Except when the probe generates the config into the tree
+    # first (a .cmake.in source through configure_package_config_file): every run
+    # writes that same file, and a run reading it while another rewrites it sees half
+    # a config.
+    if isinstance(layout, Layout) and layout.configure:
+        return [one(index, path) for index, path in enumerate(cmakes)]
+    with Turns("shiplint-routes") as turns:
+        return turns.map(lambda indexed: one(*indexed), enumerate(cmakes))
 
 
 def _detect_newest(layout: Layout, cmakes: Sequence[str], timeout: float, work: Path) -> None:

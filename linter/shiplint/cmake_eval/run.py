@@ -50,6 +50,7 @@ from shiplint.cmake_eval import abi_sharing, compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.cmake_eval.python_memo import MEMO
+from shiplint.handoff import holding
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
@@ -142,7 +143,7 @@ def _system_facts(fresh: bool = False) -> _System:
     (launch_cache.py), else tried now and kept; with `fresh`, tried now unless this
     process already did. Evaluation threads ask at the same moment: one of them tries."""
     global _system
-    with _SYSTEM_LOCK:
+    with holding(_SYSTEM_LOCK):
         if _system is None or (fresh and not _system.tried):
             _system = _find_system(fresh)
         return _system
@@ -395,7 +396,7 @@ def _detection(
     given = compilers.inputs(cmake, arguments, languages)
     # One detection per input at a time: an evaluation asking for the one the warm-up
     # (warm_up.py) is making waits for it and finds it kept, instead of making it again.
-    with _making(given):
+    with holding(_making(given)):
         toolchain = abi_sharing.toolchain_key(arguments, languages)
         kept = compilers.load(given)
         if kept is not None:

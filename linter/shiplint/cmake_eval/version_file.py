@@ -14,7 +14,6 @@ from __future__ import annotations
 import posixpath
 import tempfile
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
@@ -34,6 +33,7 @@ from shiplint.cmake_eval.model import (
 )
 from shiplint.cmake_eval.replay import script_kept
 from shiplint.cmake_eval.results import first_error
+from shiplint.handoff import Turns
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 from shiplint.scratch import scratch_dir
@@ -153,9 +153,10 @@ def _evaluate_all(
             work / f"v{index}",
         )
 
-    # Each run waits on CMake: the CMakes run side by side, results in the given order.
-    with ThreadPoolExecutor(max_workers=max(1, len(cmakes))) as pool:
-        for answers in pool.map(one, range(len(cmakes)), cmakes):
+    # Each run waits on CMake: each CMake runs while the next run is prepared, results
+    # in the given order.
+    with Turns("shiplint-version-files") as turns:
+        for answers in turns.map(lambda indexed: one(*indexed), enumerate(cmakes)):
             models += answers
     return models
 
