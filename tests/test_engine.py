@@ -136,6 +136,8 @@ _RULE_MODULES = tuple(
 )
 # What a rule may import besides model modules (`shiplint.<area>.model`).
 _RULE_IMPORTS = {
+    # The dataclass decorator every model's records are made with.
+    "shiplint.fastclass",
     # The binary records (the artifact model's per-binary part, free of lief) and the
     # demangler they use to name symbols: data and a pure function, no builder.
     "shiplint.artifacts.demangle",

@@ -16,10 +16,10 @@ import functools
 import importlib
 import types
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from shiplint.engine_models import RuleCrash, WaiverUsage
+from shiplint.fastclass import dataclass
 from shiplint.request import RunRequest
 from shiplint.rule import Rule
 from shiplint.selection import Selection

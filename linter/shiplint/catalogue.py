@@ -7,11 +7,11 @@ and the installed PyYAML), so a hook whose rules fire imports no YAML parser.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 from shiplint import cache
 from shiplint.diagnostics import Severity
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo
 from shiplint.resources import data_dir, schema_path
 from shiplint.validity import known_valid, remember_valid

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shiplint.codes import rule_codes, unknown_patterns
 from shiplint.diagnostics import Location, Severity, parse_fail_on
+from shiplint.fastclass import dataclass
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.memo import Memo, constant
 from shiplint.plural import counted

@@ -8,8 +8,10 @@ so no rule can misstate them.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
+
+from shiplint.fastclass import dataclass
 
 
 class Severity(enum.Enum):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest, Waiver
 
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -75,6 +77,10 @@ class Turns:
 
     def start(self, function: Callable[..., T], *arguments: object) -> Future[T]:
         """`function(*arguments)` started, once it waits outside Python or has ended."""
+        # Imported here: waiting.py imports this module in runs that start no task (a
+        # sources run), and they import no concurrent.futures.
+        from concurrent.futures import Future
+
         future: Future[T] = Future()
         turn = threading.Event()
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import functools
 import marshal
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from shiplint import cache
+from shiplint.fastclass import dataclass
 
 T = TypeVar("T")
 # What a decoder may raise on data of another format: a miss, never a failure.

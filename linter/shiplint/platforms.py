@@ -7,7 +7,7 @@ A selector is `linux`, `macos`, `windows`, optionally with an architecture:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from shiplint.fastclass import dataclass
 
 _ARCH_ALIASES = {
     "x86_64": "x86_64",

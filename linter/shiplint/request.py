@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from shiplint.fastclass import dataclass
 from shiplint.selection import ALL, Selection
 
 # Default limits, in seconds, of one CMake run: an untrusted config that loops or sleeps

@@ -7,10 +7,10 @@ stamps them on every finding, so they are stated once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from shiplint.diagnostics import Finding
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 
 M = TypeVar("M")

@@ -9,7 +9,7 @@ artifact exactly as a check does.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from shiplint.artifacts.model import LinkGraph, Resolution
@@ -17,6 +17,7 @@ from shiplint.artifacts.records import BinaryRecord, SymbolRecord
 from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
 from shiplint.cmake_eval.model import ComponentRequest, ConfigEvaluation, ResolvedVariable
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.operators.model import OperatorRegistrations, Status
 from shiplint.platforms import Platform
 

@@ -7,10 +7,9 @@ exports it. A static library (`.lib` of COFF objects) names none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shiplint.artifacts.archive import MemberError
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 
 # An import library holds a few bytes per exported symbol; past this it is a static
 # library (or not worth inflating to find out).

@@ -22,7 +22,6 @@ import io
 import struct
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,6 +30,7 @@ from shiplint.artifacts.file_digest import file_digest
 from shiplint.artifacts.kinds import MemberError
 from shiplint.artifacts.member_names import normalise_member, printable
 from shiplint.artifacts.zip_inflate import read_plain
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo, constant
 from shiplint.plural import counted
 

@@ -7,10 +7,10 @@ them) and the CLI import no archive format: a sources-only run stays fast to sta
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 
 class ArtifactKind(enum.Enum):

@@ -7,12 +7,12 @@ Built by `shiplint.artifacts.inventory.list_artifact`, once per artifact.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 from shiplint.artifacts.kinds import ArtifactKind, Rejected
 from shiplint.artifacts.paths import parent_directories
 from shiplint.artifacts.placement import LibraryFile
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from dataclasses import dataclass
 
 from shiplint.artifacts.model import Inventory, Resolution
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.artifacts.system_symbols import SystemLibraries, SystemLibrary, system_libraries
+from shiplint.fastclass import dataclass
 
 
 class Provider(enum.Enum):

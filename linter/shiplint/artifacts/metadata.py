@@ -14,11 +14,11 @@ without parsing the body (a multipart one tripped `parse_email`'s assertion).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from email.parser import HeaderParser
 
 from shiplint.artifacts.kinds import ArtifactKind, MemberError
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 
 # METADATA is a few kilobytes; anything larger is not a wheel's metadata.
 _LIMIT = 4 * 1024 * 1024

@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 # ArtifactKind is re-exported: the rules read it from the model.
@@ -21,6 +20,7 @@ from shiplint.artifacts.kinds import Rejected
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.placement import LibraryFile, is_shared_object_name, matches_any_library
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
 

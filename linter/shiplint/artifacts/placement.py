@@ -7,9 +7,9 @@ platform, which files look like it in another form, which names are shared objec
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
 

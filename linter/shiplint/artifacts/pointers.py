@@ -7,8 +7,10 @@ regions; this module holds the result and the address arithmetic over the image.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import pairwise
+
+from shiplint.fastclass import dataclass
 
 # A pointed-to string longer than this is no operator name or kernel key.
 _MAX_POINTED_STRING = 512

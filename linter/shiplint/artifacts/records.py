@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import enum
 import functools
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from shiplint.artifacts.demangle import base_name, demangle
+from shiplint.fastclass import dataclass
 
 
 class BinaryFormat(enum.Enum):

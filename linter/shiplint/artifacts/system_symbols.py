@@ -24,11 +24,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 
 from shiplint.artifacts.system_policy import tag_policy
 from shiplint.artifacts.tag_promises import linux_promise
+from shiplint.fastclass import dataclass
 from shiplint.resources import data_dir
 
 _ARCHES = ("x86_64", "aarch64")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
 
+from shiplint.fastclass import dataclass
 from shiplint.resources import data_dir
 
 # auditwheel's architecture names, as its policy data keys them.

@@ -30,7 +30,7 @@ externals opaque):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from shiplint.artifacts.demangle import demangle
@@ -39,6 +39,7 @@ from shiplint.artifacts.model import Inventory, Resolution
 from shiplint.artifacts.python_loaded import INTERPRETER_NAME, python_loaded
 from shiplint.artifacts.records import BinaryFormat, BinaryRecord, Import
 from shiplint.diagnostics import Finding, Subject
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 from shiplint.plural import counted
 from shiplint.rule import Rule

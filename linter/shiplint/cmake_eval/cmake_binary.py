@@ -15,10 +15,10 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo, constant
 from shiplint.waiting import HALT_GRACE, wait_running
 

@@ -36,12 +36,12 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shiplint import cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo
 
 # Every name CMake's compiler lookup tries for C and CXX (CMakeDetermine{C,CXX}Compiler),

@@ -25,12 +25,12 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.cmake_eval.model import ConfigDiagnostic, DiagnosticKind
 from shiplint.cmake_eval.results import PathMapper, cmake_list
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 # "CMake Warning at <file>:<line> (message):" then the text indented by two spaces.
 _WARNING = re.compile(

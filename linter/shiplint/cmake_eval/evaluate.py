@@ -13,7 +13,7 @@ import contextlib
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,7 @@ from shiplint.cmake_eval.run import Confinement, RunOutcome, detect
 from shiplint.cmake_eval.target_host import NOTES, TargetHost, host_answers, is_host
 from shiplint.cmake_eval.target_host import stand_ins as host_stand_ins
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.handoff import Turns
 from shiplint.manifest.model import Manifest
 from shiplint.placed import placed_libraries

@@ -24,12 +24,12 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shiplint.cmake_eval.layout import placed_member
 from shiplint.cmake_eval.probe import bracket
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Library, LibraryKind, Manifest
 from shiplint.platforms import Platform
 

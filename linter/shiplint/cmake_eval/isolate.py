@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from shiplint.cmake_eval.probe import ProbeFiles, request_dir
 from shiplint.cmake_eval.results import PathMapper, Raw, cmake_errors, read_results
 from shiplint.cmake_eval.run import Confinement, RunOutcome
+from shiplint.fastclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo, constant
 
 # The only answers ever kept (run.py keeps the best its tools allow): an entry can

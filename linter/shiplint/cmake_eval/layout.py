@@ -22,7 +22,7 @@ import shutil
 import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 
 from shiplint.artifacts.archive import MemberError
@@ -33,6 +33,7 @@ from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.model import Failure, FailureKind, Mode, ShippedLibrary
 from shiplint.cmake_eval.target_host import wheel_python
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Library, Manifest
 from shiplint.platforms import Platform
 

@@ -12,9 +12,9 @@ import enum
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform
 
 

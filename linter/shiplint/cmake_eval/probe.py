@@ -43,10 +43,11 @@ nothing is scraped from messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from shiplint.cmake_eval.layout import ConfigureIn
+from shiplint.fastclass import dataclass
 
 _HELPERS = r"""
 function(_shiplint_q _shiplint_out _shiplint_value)

@@ -47,7 +47,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ from shiplint.cmake_eval.trace import (
     read_cache_paths,
     trace_arguments,
 )
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo, constant
 
 _PLACEHOLDER = "@shiplint-run-directory@"

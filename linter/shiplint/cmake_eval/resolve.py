@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from shiplint.cmake_eval.model import (
     LIBRARY_FILE,
@@ -24,6 +23,7 @@ from shiplint.cmake_eval.model import (
     option_parts,
     retains,
 )
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 

@@ -10,11 +10,12 @@ import json
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 # "CMake Error at <file>:<line> (<command>):" then the message indented by two spaces.
 _ERROR = re.compile(

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -50,6 +50,7 @@ from shiplint.cmake_eval import abi_sharing, compilers, launch_cache
 from shiplint.cmake_eval.cmake_binary import CMakeBinary
 from shiplint.cmake_eval.languages import cross_arguments
 from shiplint.cmake_eval.python_memo import MEMO
+from shiplint.fastclass import dataclass
 from shiplint.handoff import holding
 from shiplint.interrupt import on_interrupt
 from shiplint.platforms import Platform

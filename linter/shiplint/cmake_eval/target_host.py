@@ -38,10 +38,10 @@ import platform as host
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from shiplint.cmake_eval import python_memo
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform, normalise_arch
 
 # Where a stand-in records that the host answered: in the run's HOME (run.py makes it

@@ -21,10 +21,11 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from shiplint.cmake_eval.detected_names import DETECTED
+from shiplint.fastclass import dataclass
 
 # Commands whose arguments name files or programs the config depends on.
 _REACHING = frozenset(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 
 class ChangeKind(enum.Enum):

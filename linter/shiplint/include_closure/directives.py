@@ -11,8 +11,8 @@ header that reaches `#error` on the platform refuses it: none of its includes co
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from shiplint.fastclass import dataclass
 from shiplint.include_closure.conditions import Evaluator, Truth, both
 
 # Matched from the newline before the line (the text gets one in front): a pattern that

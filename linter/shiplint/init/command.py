@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from shiplint.artifacts.reading import Reader
+from shiplint.fastclass import dataclass
 from shiplint.init.decide import decide
 from shiplint.init.facts import gather
 from shiplint.init.model import InitError

@@ -9,10 +9,10 @@ instead of the manifest baking it in.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from shiplint.artifacts.linkage import allowed_external
 from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.fastclass import dataclass
 from shiplint.init.draft import (
     Draft,
     DraftAggregate,

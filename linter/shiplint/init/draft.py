@@ -6,7 +6,7 @@ should read beside it (where init guessed, or where only the project can decide)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from shiplint.fastclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform
 
 

@@ -9,8 +9,8 @@ written `imported_targets: false`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from shiplint.fastclass import dataclass
 from shiplint.init.draft import DraftRoute
 from shiplint.init.model import Facts
 from shiplint.init.targets import imported

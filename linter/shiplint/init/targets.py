@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from shiplint.cmake_eval.evaluate import ABSENT_COMPONENT
 from shiplint.cmake_eval.model import ConfigEvaluation
+from shiplint.fastclass import dataclass
 from shiplint.init.model import ArtifactFacts
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 
 @dataclass(frozen=True)

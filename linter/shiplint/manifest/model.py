@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from fnmatch import fnmatchcase
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform, PlatformSelector
 
 # Where an entry is written in the manifest (file, 1-based line and column): its `mark`.

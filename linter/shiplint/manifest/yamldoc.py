@@ -13,12 +13,13 @@ loads the same manifest on every commit, and then imports no YAML parser.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shiplint import cache
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.errors import InputError, Problem
 from shiplint.memo import Memo
 

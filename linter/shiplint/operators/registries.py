@@ -12,8 +12,8 @@ wheel, the system) is unresolved, never guessed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Registry
 from shiplint.operators.model import RegistryUse
 

@@ -9,7 +9,9 @@ cannot hold.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from shiplint.fastclass import dataclass
 
 
 class Shape(enum.Enum):

@@ -23,8 +23,9 @@ from __future__ import annotations
 import enum
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from shiplint.fastclass import dataclass
 from shiplint.picture.mermaid import Flowchart, Line, Shape
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import platform as _platform
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.fastclass import dataclass
 from shiplint.platforms import Platform, normalise_arch
 
 # Tried in order; the first on PATH builds the consumers.

@@ -8,13 +8,13 @@ config requires (extracted too: a config may test for a file inside them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from shiplint.artifacts.archive import ArtifactError
 from shiplint.artifacts.listing import Listing
 from shiplint.artifacts.placement import LibraryFile
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 from shiplint.platforms import Platform
 

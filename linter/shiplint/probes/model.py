@@ -10,10 +10,10 @@ has its own rule and code; their findings share one shape (`probes.status`).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 R = TypeVar("R", bound=enum.Enum)
 

@@ -13,8 +13,9 @@ import os
 import signal
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from shiplint.fastclass import dataclass
 
 # Lines of a tool's output a failure keeps: enough for CMake's error block.
 TAIL_LINES = 25

@@ -10,10 +10,10 @@ that is not TERM=dumb; a pipe, a file and `--output` get plain text.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TextIO
 
 from shiplint.diagnostics import Severity
+from shiplint.fastclass import dataclass
 
 _RESET = "\033[0m"
 _SEVERITY = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFO: "1;36"}

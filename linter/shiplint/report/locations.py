@@ -9,10 +9,10 @@ checked tree, relative to the root.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from shiplint.diagnostics import MEMBER_SEPARATOR, Location
+from shiplint.fastclass import dataclass
 
 # A wheel file name: {name}-{version}(-{build})?-{python}-{abi}-{platform}.whl (PEP 427).
 _WHEEL = re.compile(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shiplint import __version__
 from shiplint.diagnostics import Diagnostic, Severity
+from shiplint.fastclass import dataclass
 
 
 @dataclass(frozen=True)

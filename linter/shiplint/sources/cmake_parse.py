@@ -8,9 +8,9 @@ Every argument keeps its 1-based line and column (in characters, not bytes).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from shiplint.fastclass import dataclass
 from shiplint.sources.bounds import MAX_NESTING, MAX_NODES, nesting_bound, nodes_bound
 
 # tree-sitter's bindings are untyped (see the mypy override in pyproject.toml).

@@ -19,11 +19,12 @@ import ast
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import BuildDeclaration
 from shiplint.sources.bounds import Refused, outside_message
 from shiplint.sources.files import FileQueries

@@ -12,11 +12,12 @@ function() and macro() wrappers are followed with their arguments substituted, s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.sources.bounds import (
     MAX_NESTING,
     MAX_STEPS,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from fnmatch import translate
 from functools import lru_cache
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 
 # The if() conditions enclosing a fact, outermost first, as written (`EXECUTORCH_BUILD_SHARED`,
 # `TARGET portable_lib`, `NOT (APPLE)` for an else branch). Empty: unconditional.

@@ -16,10 +16,11 @@ file name, and a target whose output name is `foo` produces `foo`, `libfoo`,
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import PackagingCall
 from shiplint.sources.files import FileQueries
 from shiplint.sources.model import Conditions, PackagingEntry, Unreadable

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.sources.model import Conditions
 
 

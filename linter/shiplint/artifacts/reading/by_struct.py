@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Protocol
 
 from shiplint.artifacts.archive import MemberError
@@ -26,6 +25,7 @@ from shiplint.artifacts.reading.large import IN_MEMORY_BYTES, read_large
 from shiplint.artifacts.reading.static_archive import read_archive
 from shiplint.artifacts.records import BinaryError, BinaryRecord
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 
 
 class Below(Protocol):

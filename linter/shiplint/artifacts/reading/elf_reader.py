@@ -32,7 +32,6 @@ from __future__ import annotations
 import mmap
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from shiplint.artifacts.headers import ELF_MAGIC, elf_truncation
 from shiplint.artifacts.pointers import Image, Region, RelocatedPointers
@@ -47,6 +46,7 @@ from shiplint.artifacts.records import (
     import_record,
     symbol_record,
 )
+from shiplint.fastclass import dataclass
 from shiplint.platforms import normalise_arch
 
 _MASK64 = (1 << 64) - 1

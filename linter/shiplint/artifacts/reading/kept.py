@@ -26,7 +26,6 @@ import functools
 import hashlib
 import importlib.util
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,7 @@ from shiplint.artifacts.records import (
     symbol_record,
 )
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 from shiplint.memo import Memo
 
 _RECORDS = "elf-records"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import mmap
 import tempfile
-from dataclasses import dataclass
 from typing import IO
 
 from shiplint.artifacts.archive import IN_MEMORY_BYTES as IN_MEMORY_BYTES
@@ -21,6 +20,7 @@ from shiplint.artifacts.reading.elf_reader import read_elf
 from shiplint.artifacts.reading.macho_reader import read_macho
 from shiplint.artifacts.records import BinaryRecord
 from shiplint.artifacts.tree import Tree
+from shiplint.fastclass import dataclass
 
 _CHUNK = 1024 * 1024
 

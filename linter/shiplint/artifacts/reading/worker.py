@@ -46,12 +46,12 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from shiplint.artifacts.pointers import RelocatedPointers, unreadable_pointers
 from shiplint.artifacts.records import BinaryError, BinaryRecord
+from shiplint.fastclass import dataclass
 from shiplint.scratch import scratch_dir
 from shiplint.waiting import HALT_GRACE, POLL, Halt
 

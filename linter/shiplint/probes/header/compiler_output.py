@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from shiplint.fastclass import dataclass
 
 _ERROR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<text>.*)$")
 _CHAIN = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+)[,:]?$")

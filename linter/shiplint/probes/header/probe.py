@@ -17,7 +17,6 @@ import shlex
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
@@ -26,6 +25,7 @@ from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeBinary, CMakeUnusable, identify
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform

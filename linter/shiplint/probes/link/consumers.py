@@ -8,9 +8,9 @@ registration-only library needs and what `--as-needed` otherwise undoes.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import CMakeRoute, Manifest, RegistryListing
 from shiplint.probes.link.model import Consumer, ConsumerKind
 

@@ -6,8 +6,9 @@ read once, into the inventory): parsed in process, never by parsing tool output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from shiplint.fastclass import dataclass
 
 
 @dataclass(frozen=True)

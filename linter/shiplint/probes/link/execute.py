@@ -15,9 +15,9 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
+from shiplint.fastclass import dataclass
 from shiplint.probes.link.model import ConsumerRun, RunSite
 from shiplint.probes.runner import stop_group, tail
 

@@ -8,9 +8,9 @@ libraries, so a rule only compares these facts with the manifest.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.probes.model import NotRun, Unavailable
 
 

@@ -13,13 +13,14 @@ import re
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from shiplint.artifacts.model import Inventory
 from shiplint.artifacts.tree import Tree
 from shiplint.cmake_eval.cmake_binary import CMakeUnusable, identify
 from shiplint.diagnostics import Location
+from shiplint.fastclass import dataclass
 from shiplint.manifest.model import Manifest
 from shiplint.placed import placed_libraries
 from shiplint.platforms import Platform
