@@ -22,10 +22,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -55,6 +52,41 @@ def holding(lock: threading.Lock) -> Iterator[None]:
         lock.release()
 
 
+class Task(Generic[T]):
+    """A function run in a thread of its own: whether it has ended, and what it
+    returned or raised."""
+
+    def __init__(self, function: Callable[..., T], arguments: tuple[object, ...]) -> None:
+        self._function = function
+        self._arguments = arguments
+        self._ended = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        # Set once the function waits outside Python or has ended: its starter goes on.
+        self.turn = threading.Event()
+
+    def run(self) -> None:
+        _task.let_go = self.turn.set
+        try:
+            self._value = self._function(*self._arguments)
+        except BaseException as error:  # raised again in whoever asks the result
+            self._error = error
+        finally:
+            _task.let_go = None
+            self._ended.set()
+            self.turn.set()
+
+    def done(self) -> bool:
+        return self._ended.is_set()
+
+    def result(self) -> T:
+        """What the function returned, once it has; what it raised is raised here."""
+        self._ended.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set, since nothing was raised
+
+
 class Turns:
     """Tasks started one at a time, each in a thread of its own; on leaving, every
     thread has ended."""
@@ -75,42 +107,24 @@ class Turns:
         for thread in self._threads:
             thread.join()
 
-    def start(self, function: Callable[..., T], *arguments: object) -> Future[T]:
+    def start(self, function: Callable[..., T], *arguments: object) -> Task[T]:
         """`function(*arguments)` started, once it waits outside Python or has ended."""
-        # Imported here: waiting.py imports this module in runs that start no task (a
-        # sources run), and they import no concurrent.futures.
-        from concurrent.futures import Future
-
-        future: Future[T] = Future()
-        turn = threading.Event()
-
-        def run() -> None:
-            _task.let_go = turn.set
-            try:
-                result = function(*arguments)
-            except BaseException as error:  # handed to whoever asks the result, as a pool does
-                future.set_exception(error)
-            else:
-                future.set_result(result)
-            finally:
-                _task.let_go = None
-                turn.set()
-
-        thread = threading.Thread(target=run, name=f"{self._name}-{len(self._threads)}")
+        task = Task(function, arguments)
+        thread = threading.Thread(target=task.run, name=f"{self._name}-{len(self._threads)}")
         self._threads.append(thread)
         thread.start()
-        turn.wait()
-        return future
+        task.turn.wait()
+        return task
 
     def map(self, function: Callable[[U], T], items: Iterable[U]) -> list[T]:
         """`function` of each item, started in turn; the results in the items' order."""
-        futures = [self.start(function, item) for item in items]
-        return [self.result(future) for future in futures]
+        tasks = [self.start(function, item) for item in items]
+        return [self.result(task) for task in tasks]
 
     @staticmethod
-    def result(future: Future[T]) -> T:
+    def result(task: Task[T]) -> T:
         """The task's result; while it is still running (it waits outside Python, or
         went on after), this thread's own task waits too."""
-        if not future.done():
+        if not task.done():
             waits()
-        return future.result()
+        return task.result()

@@ -23,7 +23,6 @@ import contextlib
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from shiplint.cmake_eval import compilers
@@ -83,6 +82,8 @@ def _warm(cmakes: tuple[str, ...], systems: tuple[Platform, ...], timeout: float
         ]
         if not missing:
             return
+        from concurrent.futures import ThreadPoolExecutor  # only a first run gets here
+
         with (
             tempfile.TemporaryDirectory(prefix="shiplint-warm-", dir=scratch_dir()) as tmp,
             ThreadPoolExecutor(max_workers=len(missing)) as pool,
