@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -221,6 +222,11 @@ def test_assignment_and_deletion_are_refused() -> None:
         instance.name = "b"
     with pytest.raises(dataclasses.FrozenInstanceError):
         del instance.name
+    # On the class's own instances, a name that is no field too (as the standard one).
+    with pytest.raises(dataclasses.FrozenInstanceError, match="'note'"):
+        instance.note = "b"
+    with pytest.raises(dataclasses.FrozenInstanceError, match="'note'"):
+        del instance.note
 
 
 def test_the_dataclass_functions_work_on_it() -> None:
@@ -272,3 +278,87 @@ class Holder:
     """A frozen record holding a list it can be put in."""
 
     items: list[Any]
+
+
+def test_the_plain_shapes_get_an_init_compiled_alone_the_others_the_standard_one() -> None:
+    for shape in (_plain, _one_field, _no_field, _field_options, _subclass, _post_init):
+        made = shape(fastclass.dataclass)
+        assert vars(made)["__init__"].__globals__.get("_FACTORY") is fastclass._FACTORY, shape
+    for shape in (_slots, _keyword_only):
+        made = shape(fastclass.dataclass)
+        assert "_FACTORY" not in vars(made)["__init__"].__globals__, shape
+
+
+@pytest.mark.parametrize("shape", [_plain, _field_options, _subclass, _keyword_only, _post_init])
+def test_init_takes_the_same_parameters_with_the_same_defaults(
+    shape: Callable[[Decorator], type],
+) -> None:
+    standard, fast = _both(shape)
+
+    def parameters(cls: type) -> list[tuple[str, object, str]]:
+        signature = inspect.signature(vars(cls)["__init__"])
+        return [(p.name, p.kind, repr(p.default)) for p in signature.parameters.values()]
+
+    assert parameters(fast) == parameters(standard)
+
+
+def test_keyword_only_fields_are_given_by_keyword() -> None:
+    standard, fast = _both(_keyword_only)
+    assert fast(name="a", size=2) == fast(name="a", size=2)
+    assert repr(fast(name="a")) == repr(standard(name="a"))
+    with pytest.raises(TypeError):
+        fast("a")
+
+
+def test_each_instance_gets_its_own_default_from_the_factory() -> None:
+    cls = _field_options(fastclass.dataclass)
+    first, second = cls("a"), cls("a")
+    assert first.items == [] and first.items is not second.items
+
+
+def test_a_field_without_default_after_one_with_is_refused_as_the_standard_one_does() -> None:
+    for make in (dataclasses.dataclass, fastclass.dataclass):
+        with pytest.raises(TypeError, match="non-default argument 'size' follows default"):
+
+            @make(frozen=True)
+            class Bad:
+                name: str = ""
+                size: int
+
+
+def test_a_class_s_own_init_is_kept() -> None:
+    @fastclass.dataclass(frozen=True)
+    class Own:
+        name: str
+
+        def __init__(self, text: str) -> None:
+            object.__setattr__(self, "name", text.strip())
+
+    assert Own("  a ").name == "a"
+
+
+def test_a_plain_subclass_may_set_what_is_not_a_field_as_with_the_standard_one() -> None:
+    for make in (dataclasses.dataclass, fastclass.dataclass):
+        base = _plain(make)
+        sub = type("Sub", (base,), {})
+        instance = sub("a")
+        instance.note = "kept"
+        assert instance.note == "kept"
+        del instance.note
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            instance.name = "b"
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del instance.size
+
+
+def test_a_subclass_of_a_standard_frozen_dataclass_is_made_as_the_standard_one() -> None:
+    base = _plain(dataclasses.dataclass)
+
+    @fastclass.dataclass(frozen=True)
+    class Derived(base):  # type: ignore[valid-type,misc]
+        extra: int = 0
+
+    assert Derived("a", 1, (), 2).extra == 2
+    assert Derived("a") == Derived("a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(Derived("a"), "extra", 1)  # noqa: B010  # an assignment the type checker refuses
