@@ -283,10 +283,12 @@ class Holder:
 def test_the_plain_shapes_get_an_init_compiled_alone_the_others_the_standard_one() -> None:
     for shape in (_plain, _one_field, _no_field, _field_options, _subclass, _post_init):
         made = shape(fastclass.dataclass)
-        assert vars(made)["__init__"].__globals__.get("_FACTORY") is fastclass._FACTORY, shape
+        assert (
+            vars(made)["__init__"].__globals__.get("__fastclass_factory") is fastclass._FACTORY
+        ), shape
     for shape in (_slots, _keyword_only):
         made = shape(fastclass.dataclass)
-        assert "_FACTORY" not in vars(made)["__init__"].__globals__, shape
+        assert "__fastclass_factory" not in vars(made)["__init__"].__globals__, shape
 
 
 @pytest.mark.parametrize("shape", [_plain, _field_options, _subclass, _keyword_only, _post_init])
@@ -362,3 +364,19 @@ def test_a_subclass_of_a_standard_frozen_dataclass_is_made_as_the_standard_one()
     assert Derived("a") == Derived("a")
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(Derived("a"), "extra", 1)  # noqa: B010  # an assignment the type checker refuses
+
+
+def _odd_names(make: Decorator) -> type:
+    @make(frozen=True)
+    class Odd:
+        _set: int
+        _FACTORY: int = 2
+        _default_x: tuple[int, ...] = ()
+
+    return Odd
+
+
+def test_fields_named_as_the_generated_init_s_own_names_are_set_too() -> None:
+    standard, fast = _both(_odd_names)
+    assert repr(fast(1)) == repr(standard(1))
+    assert repr(fast(1)).endswith("Odd(_set=1, _FACTORY=2, _default_x=())")
