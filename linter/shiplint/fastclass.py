@@ -173,7 +173,8 @@ def _init(fields: tuple[dataclasses.Field[Any], ...], post_init: bool) -> Callab
     source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(body) or "    pass")
     made: dict[str, Any] = {}
     exec(source, scope, made)  # the fields' names only: identifiers the class declared
-    return made["__init__"]  # type: ignore[no-any-return]
+    init: Callable[..., None] = made["__init__"]
+    return init
 
 
 def _refusing_assignment(owner: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:

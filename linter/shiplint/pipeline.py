@@ -198,8 +198,9 @@ def _areas_of_one_artifact(
     models: list[Model] = []
     inventory: Inventory | None = None
     # The config evaluations wait on CMake processes: the binary reading, which keeps
-    # this process busy, goes on while they wait instead of after them (and after
-    # them when they wait on none: replayed from the user cache).
+    # this process busy, runs while they wait. Replayed from the user cache, they wait
+    # on none and run first, one after the other: two threads of Python only slow each
+    # other (handoff.py).
     with Turns("shiplint-areas") as turns:
         config = (
             turns.start(_config_artifact_models, tree, listing, request, manifest, progress)
