@@ -15,8 +15,11 @@ and the peak resident set of the largest process.
 same way, without the five-wheel part.
 
 Each artifact run is timed with the user cache a user's second run finds, with
-`--no-cache` (nothing kept is reused, but the run keeps what it makes), and with an
-empty user cache made for each run (a first run on a machine: cold).
+`--no-cache` (nothing kept is reused, but the run keeps what it makes), with an
+empty user cache made for each run (a first run on a machine: cold), and, for the
+1.5.1 Linux wheel, with a copy of the user cache a run over the 1.4.1 Linux wheel
+left (a project's next release on a fresh runner whose user cache the Action
+restored: the CMakes, the compilers and the manifest seen before, the wheel new).
 
 `--baseline DIR` times another checkout's shiplint (DIR holds its `linter/`, e.g. a
 `git worktree add --detach` of an older commit) in the same rounds, warm and cold:
@@ -69,15 +72,22 @@ Command = tuple[list[str], dict[str, str]]
 # In a command's environment: run it with a user cache of its own, empty, made for
 # that one run (what a first run on a machine, or in a fresh CI job, costs).
 COLD = "SHIPLINT_BENCH_COLD"
+# In a command's environment: run it with a copy, made for that one run, of the user
+# cache in this directory.
+SEEDED = "SHIPLINT_BENCH_SEEDED"
+# The release before the timed one: what the seeded user cache was made by.
+PREVIOUS = "executorch-1.4.1-cp311-cp311-manylinux_2_28_x86_64.whl"
 
 
 def _measure(command: list[str], env: dict[str, str], ok: tuple[int, ...]) -> Sample:
     """One whole process: wall time, and from wait4 its CPU time (with every child it
     waited for) and the largest resident set among them."""
-    if COLD not in env:
+    if COLD not in env and SEEDED not in env:
         return _measure_in(command, env, ok)
     with tempfile.TemporaryDirectory(prefix="shiplint-bench-cold-") as cold:
-        fresh = {k: v for k, v in env.items() if k != COLD}
+        fresh = {k: v for k, v in env.items() if k not in (COLD, SEEDED)}
+        if SEEDED in env:
+            shutil.copytree(env[SEEDED], cold, dirs_exist_ok=True, symlinks=True)
         return _measure_in(command, fresh | {"XDG_CACHE_HOME": cold}, ok)
 
 
@@ -126,6 +136,15 @@ def _shiplint(
 
 def _cold(command: Command) -> Command:
     return command[0], command[1] | {COLD: "1"}
+
+
+def _seeded(command: Command, previous: Path, seed: Path) -> Command:
+    """`command` with a copy of the user cache a run of the same command over the
+    `previous` wheel left in `seed` (made here, once)."""
+    argv, env = command
+    before = [str(previous) if a == argv[-1] else a for a in argv]
+    _measure_in(before, env | {"XDG_CACHE_HOME": str(seed)}, (0, 1))
+    return argv, env | {SEEDED: str(seed)}
 
 
 def _rounds(commands: dict[str, list[Command]], runs: int) -> dict[str, list[Sample]]:
@@ -203,24 +222,42 @@ def main() -> int:
     theirs = "auditwheel show"
     # An empty user cache, a new one each run: nothing kept by an earlier run at all.
     cold = "shiplint check, empty user cache"
+    # A copy of the user cache a run over the previous release left: the tools warm.
+    next_release = "shiplint check, the previous release's user cache"
     commands = {
         ours: [_shiplint([linux], manifest=manifest)],
         uncached: [_shiplint([linux], REPO, "--no-cache", manifest=manifest)],
         cold: [_cold(_shiplint([linux], manifest=manifest))],
     }
+    seeds = tempfile.TemporaryDirectory(prefix="shiplint-bench-seed-")
+    previous = WHEELS / PREVIOUS
+    if args.wheel is None and previous.is_file():
+        commands[next_release] = [
+            _seeded(_shiplint([linux], manifest=manifest), previous, Path(seeds.name) / "ours")
+        ]
     if args.baseline is not None:
         baseline = args.baseline.resolve()
         commands[f"baseline {baseline.name}"] = [_shiplint([linux], baseline, manifest=manifest)]
         commands[f"baseline {baseline.name}, empty user cache"] = [
             _cold(_shiplint([linux], baseline, manifest=manifest))
         ]
+        if next_release in commands:
+            commands[f"baseline {baseline.name}, the previous release's user cache"] = [
+                _seeded(
+                    _shiplint([linux], baseline, manifest=manifest),
+                    previous,
+                    Path(seeds.name) / "baseline",
+                )
+            ]
     commands[theirs] = [(["auditwheel", "show", str(linux)], dict(os.environ))]
     rows = _rounds(commands, args.runs)
     print(f"{linux.name}, {args.runs} rounds:")
     _report(rows)
+    seeds.cleanup()
+    mine = [n for n in (ours, uncached, cold, next_release) if n in rows]
     for name in rows:
-        for against in (ours, uncached, cold):
-            if name in (ours, uncached, cold):
+        for against in mine:
+            if name in mine:
                 continue
             print(
                 f"  {name} / {against}: "

@@ -50,13 +50,23 @@ from shiplint.cmake_eval.layout import ConfigureIn
 from shiplint.fastclass import dataclass
 
 _HELPERS = r"""
+# A value as a JSON string. Most values hold nothing to escape: one match decides.
 function(_shiplint_q _shiplint_out _shiplint_value)
+  if(_shiplint_value MATCHES "[\\\"\n\r\t]")
+    _shiplint_escape(_shiplint_value)
+  endif()
+  set(${_shiplint_out} "\"${_shiplint_value}\"" PARENT_SCOPE)
+endfunction()
+
+# The variable named `_shiplint_name`, escaped in place for a JSON string.
+function(_shiplint_escape _shiplint_name)
+  set(_shiplint_value "${${_shiplint_name}}")
   string(REPLACE "\\" "\\\\" _shiplint_value "${_shiplint_value}")
   string(REPLACE "\"" "\\\"" _shiplint_value "${_shiplint_value}")
   string(REPLACE "\n" "\\n" _shiplint_value "${_shiplint_value}")
   string(REPLACE "\r" "\\r" _shiplint_value "${_shiplint_value}")
   string(REPLACE "\t" "\\t" _shiplint_value "${_shiplint_value}")
-  set(${_shiplint_out} "\"${_shiplint_value}\"" PARENT_SCOPE)
+  set(${_shiplint_name} "${_shiplint_value}" PARENT_SCOPE)
 endfunction()
 
 function(_shiplint_var _shiplint_file _shiplint_name)
@@ -69,51 +79,6 @@ function(_shiplint_var _shiplint_file _shiplint_name)
   endif()
   file(APPEND "${_shiplint_file}"
     "{\"k\":\"var\",\"name\":\"${_shiplint_name}\",\"defined\":${_shiplint_d},\"value\":${_shiplint_v}}\n")
-endfunction()
-
-function(_shiplint_prop _shiplint_out _shiplint_target _shiplint_property)
-  get_target_property(_shiplint_v "${_shiplint_target}" ${_shiplint_property})
-  if("${_shiplint_v}" MATCHES "-NOTFOUND$")
-    set(_shiplint_v "")
-  endif()
-  set(${_shiplint_out} "${_shiplint_v}" PARENT_SCOPE)
-endfunction()
-
-# What a consumer's build would trip on (cmake_eval/diagnostics.py): the properties
-# holding a *-NOTFOUND value as PROPERTY=value items (get_target_property's own
-# "unset" answer, <var>-NOTFOUND, excluded), and the ns::name link items that are no
-# target in this directory after the find_package.
-function(_shiplint_defects _shiplint_nf_out _shiplint_miss_out _shiplint_target _shiplint_configs)
-  set(_shiplint_props IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_SONAME INTERFACE_LINK_LIBRARIES
-      INTERFACE_LINK_OPTIONS INTERFACE_LINK_DIRECTORIES INTERFACE_INCLUDE_DIRECTORIES
-      INTERFACE_SYSTEM_INCLUDE_DIRECTORIES INTERFACE_COMPILE_DEFINITIONS INTERFACE_COMPILE_OPTIONS)
-  foreach(_shiplint_c IN LISTS _shiplint_configs)
-    string(TOUPPER "${_shiplint_c}" _shiplint_c)
-    list(APPEND _shiplint_props IMPORTED_LOCATION_${_shiplint_c} IMPORTED_IMPLIB_${_shiplint_c}
-         IMPORTED_LINK_INTERFACE_LIBRARIES_${_shiplint_c})
-  endforeach()
-  set(_shiplint_nf "")
-  foreach(_shiplint_p IN LISTS _shiplint_props)
-    get_target_property(_shiplint_pv "${_shiplint_target}" ${_shiplint_p})
-    if(NOT "${_shiplint_pv}" STREQUAL "_shiplint_pv-NOTFOUND" AND "${_shiplint_pv}" MATCHES "-NOTFOUND")
-      string(REPLACE ";" "\\;" _shiplint_pv "${_shiplint_pv}")
-      list(APPEND _shiplint_nf "${_shiplint_p}=${_shiplint_pv}")
-    endif()
-  endforeach()
-  set(_shiplint_miss "")
-  get_target_property(_shiplint_links "${_shiplint_target}" INTERFACE_LINK_LIBRARIES)
-  if(_shiplint_links)
-    foreach(_shiplint_i IN LISTS _shiplint_links)
-      if("${_shiplint_i}" MATCHES "^\\$<LINK_ONLY:([^$<>]+)>$")
-        set(_shiplint_i "${CMAKE_MATCH_1}")
-      endif()
-      if("${_shiplint_i}" MATCHES "^[A-Za-z0-9_.+-]+(::[A-Za-z0-9_.+-]+)+$" AND NOT TARGET "${_shiplint_i}")
-        list(APPEND _shiplint_miss "${_shiplint_i}")
-      endif()
-    endforeach()
-  endif()
-  set(${_shiplint_nf_out} "${_shiplint_nf}" PARENT_SCOPE)
-  set(${_shiplint_miss_out} "${_shiplint_miss}" PARENT_SCOPE)
 endfunction()
 
 # What the plain find_package created in the consumer's own project (diagnostics.py):
@@ -140,40 +105,103 @@ function(_shiplint_created _shiplint_file _shiplint_before)
   endforeach()
 endfunction()
 
+# Every imported target in this directory, a JSON line each: the properties the rules
+# read, and what a consumer's build would trip on (cmake_eval/diagnostics.py): the
+# properties holding a *-NOTFOUND value as PROPERTY=value items (get_target_property's
+# own "unset" answer, <var>-NOTFOUND, left out), and the ns::name link items that are
+# no target in this directory after the find_package. A config of 80 targets has them
+# written ten times a run, which through a helper function per value was most of a
+# configure's time; so each property is read once, nothing is called per value,
+# values are escaped only when one of the target's needs it, and the lines are
+# written with one file(APPEND).
 function(_shiplint_targets _shiplint_file)
   get_property(_shiplint_all DIRECTORY PROPERTY IMPORTED_TARGETS)
+  set(_shiplint_listed TYPE IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_CONFIGURATIONS
+      INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS INTERFACE_INCLUDE_DIRECTORIES
+      INTERFACE_COMPILE_DEFINITIONS)
+  set(_shiplint_lines "")
   foreach(_shiplint_t IN LISTS _shiplint_all)
-    set(_shiplint_line "{\"k\":\"target\"")
-    _shiplint_q(_shiplint_v "${_shiplint_t}")
-    string(APPEND _shiplint_line ",\"name\":${_shiplint_v}")
-    foreach(_shiplint_p TYPE IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_CONFIGURATIONS
-                        INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS
-                        INTERFACE_INCLUDE_DIRECTORIES INTERFACE_COMPILE_DEFINITIONS)
-      _shiplint_prop(_shiplint_raw "${_shiplint_t}" ${_shiplint_p})
-      _shiplint_q(_shiplint_v "${_shiplint_raw}")
-      string(APPEND _shiplint_line ",\"${_shiplint_p}\":${_shiplint_v}")
+    # _shiplint_raw_<P>: the value as read into _shiplint_pv (unset: "_shiplint_pv-NOTFOUND",
+    # the answer the defects leave out); _shiplint_value_<P>: what is written ("" for a
+    # value ending in -NOTFOUND).
+    set(_shiplint_text "${_shiplint_t}")
+    foreach(_shiplint_p IN LISTS _shiplint_listed)
+      get_target_property(_shiplint_pv "${_shiplint_t}" ${_shiplint_p})
+      set(_shiplint_raw_${_shiplint_p} "${_shiplint_pv}")
+      if("${_shiplint_pv}" MATCHES "-NOTFOUND$")
+        set(_shiplint_pv "")
+      endif()
+      set(_shiplint_value_${_shiplint_p} "${_shiplint_pv}")
+      string(APPEND _shiplint_text "${_shiplint_pv}")
+    endforeach()
+    set(_shiplint_checked IMPORTED_LOCATION IMPORTED_IMPLIB IMPORTED_SONAME
+        INTERFACE_LINK_LIBRARIES INTERFACE_LINK_OPTIONS INTERFACE_LINK_DIRECTORIES
+        INTERFACE_INCLUDE_DIRECTORIES INTERFACE_SYSTEM_INCLUDE_DIRECTORIES
+        INTERFACE_COMPILE_DEFINITIONS INTERFACE_COMPILE_OPTIONS)
+    foreach(_shiplint_p IMPORTED_SONAME INTERFACE_LINK_DIRECTORIES
+                        INTERFACE_SYSTEM_INCLUDE_DIRECTORIES INTERFACE_COMPILE_OPTIONS)
+      get_target_property(_shiplint_pv "${_shiplint_t}" ${_shiplint_p})
+      set(_shiplint_raw_${_shiplint_p} "${_shiplint_pv}")
     endforeach()
     # A location given per configuration only (IMPORTED_LOCATION_RELEASE), the
     # form install(EXPORT) writes: the first configuration's stands for it.
-    _shiplint_prop(_shiplint_configs "${_shiplint_t}" IMPORTED_CONFIGURATIONS)
-    set(_shiplint_config_location "")
-    foreach(_shiplint_c IN LISTS _shiplint_configs)
+    set(_shiplint_value_CONFIG_LOCATION "")
+    foreach(_shiplint_c IN LISTS _shiplint_value_IMPORTED_CONFIGURATIONS)
       string(TOUPPER "${_shiplint_c}" _shiplint_c)
-      _shiplint_prop(_shiplint_raw "${_shiplint_t}" IMPORTED_LOCATION_${_shiplint_c})
-      if(_shiplint_raw)
-        set(_shiplint_config_location "${_shiplint_raw}")
-        break()
+      foreach(_shiplint_p IMPORTED_LOCATION_${_shiplint_c} IMPORTED_IMPLIB_${_shiplint_c}
+                          IMPORTED_LINK_INTERFACE_LIBRARIES_${_shiplint_c})
+        get_target_property(_shiplint_pv "${_shiplint_t}" ${_shiplint_p})
+        set(_shiplint_raw_${_shiplint_p} "${_shiplint_pv}")
+        list(APPEND _shiplint_checked ${_shiplint_p})
+      endforeach()
+      # The first that if() takes as true (which no value ending in -NOTFOUND is).
+      set(_shiplint_pv "${_shiplint_raw_IMPORTED_LOCATION_${_shiplint_c}}")
+      if(_shiplint_value_CONFIG_LOCATION STREQUAL "" AND _shiplint_pv)
+        set(_shiplint_value_CONFIG_LOCATION "${_shiplint_pv}")
       endif()
     endforeach()
-    _shiplint_q(_shiplint_v "${_shiplint_config_location}")
-    string(APPEND _shiplint_line ",\"CONFIG_LOCATION\":${_shiplint_v}")
-    _shiplint_defects(_shiplint_notfound _shiplint_missing "${_shiplint_t}" "${_shiplint_configs}")
-    _shiplint_q(_shiplint_v "${_shiplint_notfound}")
-    string(APPEND _shiplint_line ",\"NOTFOUND\":${_shiplint_v}")
-    _shiplint_q(_shiplint_v "${_shiplint_missing}")
-    string(APPEND _shiplint_line ",\"MISSING\":${_shiplint_v}}\n")
-    file(APPEND "${_shiplint_file}" "${_shiplint_line}")
+    set(_shiplint_value_NOTFOUND "")
+    foreach(_shiplint_p IN LISTS _shiplint_checked)
+      set(_shiplint_pv "${_shiplint_raw_${_shiplint_p}}")
+      if(NOT "${_shiplint_pv}" STREQUAL "_shiplint_pv-NOTFOUND" AND "${_shiplint_pv}" MATCHES "-NOTFOUND")
+        string(REPLACE ";" "\\;" _shiplint_pv "${_shiplint_pv}")
+        list(APPEND _shiplint_value_NOTFOUND "${_shiplint_p}=${_shiplint_pv}")
+      endif()
+    endforeach()
+    set(_shiplint_value_MISSING "")
+    if(_shiplint_raw_INTERFACE_LINK_LIBRARIES)
+      foreach(_shiplint_i IN LISTS _shiplint_raw_INTERFACE_LINK_LIBRARIES)
+        if("${_shiplint_i}" MATCHES "^\\$<LINK_ONLY:([^$<>]+)>$")
+          set(_shiplint_i "${CMAKE_MATCH_1}")
+        endif()
+        if("${_shiplint_i}" MATCHES "^[A-Za-z0-9_.+-]+(::[A-Za-z0-9_.+-]+)+$" AND NOT TARGET "${_shiplint_i}")
+          list(APPEND _shiplint_value_MISSING "${_shiplint_i}")
+        endif()
+      endforeach()
+    endif()
+    set(_shiplint_value_name "${_shiplint_t}")
+    string(APPEND _shiplint_text "${_shiplint_value_CONFIG_LOCATION}${_shiplint_value_NOTFOUND}"
+           "${_shiplint_value_MISSING}")
+    if(_shiplint_text MATCHES "[\\\"\n\r\t]")
+      foreach(_shiplint_p name ${_shiplint_listed} CONFIG_LOCATION NOTFOUND MISSING)
+        _shiplint_escape(_shiplint_value_${_shiplint_p})
+      endforeach()
+    endif()
+    string(APPEND _shiplint_lines "{\"k\":\"target\",\"name\":\"${_shiplint_value_name}\""
+      ",\"TYPE\":\"${_shiplint_value_TYPE}\""
+      ",\"IMPORTED_LOCATION\":\"${_shiplint_value_IMPORTED_LOCATION}\""
+      ",\"IMPORTED_IMPLIB\":\"${_shiplint_value_IMPORTED_IMPLIB}\""
+      ",\"IMPORTED_CONFIGURATIONS\":\"${_shiplint_value_IMPORTED_CONFIGURATIONS}\""
+      ",\"INTERFACE_LINK_LIBRARIES\":\"${_shiplint_value_INTERFACE_LINK_LIBRARIES}\""
+      ",\"INTERFACE_LINK_OPTIONS\":\"${_shiplint_value_INTERFACE_LINK_OPTIONS}\""
+      ",\"INTERFACE_INCLUDE_DIRECTORIES\":\"${_shiplint_value_INTERFACE_INCLUDE_DIRECTORIES}\""
+      ",\"INTERFACE_COMPILE_DEFINITIONS\":\"${_shiplint_value_INTERFACE_COMPILE_DEFINITIONS}\""
+      ",\"CONFIG_LOCATION\":\"${_shiplint_value_CONFIG_LOCATION}\""
+      ",\"NOTFOUND\":\"${_shiplint_value_NOTFOUND}\",\"MISSING\":\"${_shiplint_value_MISSING}\"}\n")
   endforeach()
+  if(NOT _shiplint_lines STREQUAL "")
+    file(APPEND "${_shiplint_file}" "${_shiplint_lines}")
+  endif()
 endfunction()
 """
 
