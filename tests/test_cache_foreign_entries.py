@@ -177,3 +177,38 @@ def test_a_foreign_kept_closure_is_read_again(tmp_path: Path, payload: bytes) ->
     # Read again and kept anew (only a miss writes): the next run takes it.
     assert cache.read("include-closure", name) != payload
     assert _closure_of(wheel, manifest) == fresh
+
+
+# ------------------------------------------------------------------ wheel-metadata
+
+_METADATA = (
+    b"Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n"
+    b"Requires-Dist: torch>=2.0\nRequires-Dist: numpy; extra == 'x'\n\nThe description.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        *_ANY,
+        pytest.param(marshal.dumps((["torch>=2.0"], "1.0", "pkg")), id="a-list"),
+        pytest.param(marshal.dumps(((b"torch>=2.0",), "1.0", "pkg")), id="bytes-entries"),
+        pytest.param(marshal.dumps(((), 1.0, "pkg")), id="a-number-version"),
+        pytest.param(marshal.dumps(((), "1.0")), id="two-fields"),
+    ],
+)
+def test_a_foreign_kept_metadata_is_parsed_again(payload: bytes) -> None:
+    from shiplint.artifacts import metadata
+
+    fresh = metadata.parse_metadata("pkg-1.0.dist-info/METADATA", _METADATA)
+    assert fresh.requires_dist == ("torch>=2.0", "numpy; extra == 'x'")
+    assert (fresh.name, fresh.version) == ("pkg", "1.0")
+    cache.write("wheel-metadata", _only_entry("wheel-metadata"), payload)
+    assert metadata.parse_metadata("pkg-1.0.dist-info/METADATA", _METADATA) == fresh
+    # Kept anew, and read back as parsed.
+    assert marshal.loads(cache.read("wheel-metadata", _only_entry("wheel-metadata")) or b"") == (
+        fresh.requires_dist,
+        "1.0",
+        "pkg",
+    )
+    assert metadata.parse_metadata("pkg-1.0.dist-info/METADATA", _METADATA) == fresh
