@@ -57,9 +57,14 @@ def _through(module: ModuleType) -> Callable[[zipfile.ZipFile], int]:
         zip_inflate.inflater = lambda: module  # type: ignore[assignment]
         try:
             total = 0
+            stream = archive.fp
+            assert stream is not None
+            encoding = getattr(archive, "metadata_encoding", None)
             for info in archive.infolist():
                 blocks: list[bytes] = []
-                if not zip_inflate.read_plain(archive, info, blocks.append, crc=True):
+                if not zip_inflate.read_plain(
+                    stream, info, blocks.append, crc=True, encoding=encoding
+                ):
                     raise SystemExit(f"{info.filename}: not plain")
                 total += len(b"".join(blocks))
             return total
