@@ -13,7 +13,8 @@ without parsing the body (a multipart one tripped `parse_email`'s assertion).
 
 What the parser found is kept in the user cache under METADATA's bytes (keyed by this
 module's code and the interpreter, whose standard library parses it): a later run over
-the same wheel imports no email package (a twentieth of a warm run's CPU here).
+the same wheel imports no email package (about 15 ms of a warm run's 0.3-0.45 s of CPU
+here).
 """
 
 from __future__ import annotations
