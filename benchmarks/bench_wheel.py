@@ -72,8 +72,8 @@ Command = tuple[list[str], dict[str, str]]
 # In a command's environment: run it with a user cache of its own, empty, made for
 # that one run (what a first run on a machine, or in a fresh CI job, costs).
 COLD = "SHIPLINT_BENCH_COLD"
-# In a command's environment: run it with a copy, made for that one run, of the user
-# cache in this directory.
+# In a command's environment: the directory of a user cache; the command runs with a
+# copy of it made for that one run.
 SEEDED = "SHIPLINT_BENCH_SEEDED"
 # The release before the timed one: what the seeded user cache was made by.
 PREVIOUS = "executorch-1.4.1-cp311-cp311-manylinux_2_28_x86_64.whl"
